@@ -1,0 +1,185 @@
+package judge
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Mismatch is one required argument that the actual call lacks or gets
+// wrong.
+type Mismatch struct {
+	Path     string // "arguments.approver.id"
+	Expected any
+	Actual   any  // nil when Missing
+	Missing  bool // the actual call has no value at Path
+	Reason   string
+}
+
+// String words the mismatch for a failure detail.
+func (m Mismatch) String() string {
+	if m.Missing {
+		return fmt.Sprintf("%s: missing (expected %s)", m.Path, Show(m.Expected))
+	}
+	if m.Reason != "" {
+		return fmt.Sprintf("%s: %s", m.Path, m.Reason)
+	}
+	return fmt.Sprintf("%s: expected %s, got %s", m.Path, Show(m.Expected), Show(m.Actual))
+}
+
+// CompareArguments matches the required arguments of an expected call
+// against an actual call: an expected object needs each of its keys, each
+// matching, and allows extra keys; an expected array needs an array of the
+// same length matching element by element; scalars must be equal JSON
+// values, numbers by numeric value. Mismatches come in path order.
+func CompareArguments(expected, actual map[string]any) []Mismatch {
+	var ms []Mismatch
+	compareObject("arguments", expected, actual, &ms)
+	return ms
+}
+
+func compareObject(path string, exp, act map[string]any, ms *[]Mismatch) {
+	keys := make([]string, 0, len(exp))
+	for k := range exp {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		p := path + keySegment(k)
+		a, ok := act[k]
+		if !ok {
+			*ms = append(*ms, Mismatch{Path: p, Expected: exp[k], Missing: true})
+			continue
+		}
+		compare(p, exp[k], a, ms)
+	}
+}
+
+func compare(path string, exp, act any, ms *[]Mismatch) {
+	switch e := exp.(type) {
+	case map[string]any:
+		if a, ok := act.(map[string]any); ok {
+			compareObject(path, e, a, ms)
+			return
+		}
+	case []any:
+		a, ok := act.([]any)
+		if ok && len(a) == len(e) {
+			for i := range e {
+				compare(path+"["+strconv.Itoa(i)+"]", e[i], a[i], ms)
+			}
+			return
+		}
+		if ok {
+			*ms = append(*ms, Mismatch{Path: path, Expected: exp, Actual: act,
+				Reason: fmt.Sprintf("expected an array of %d items, got %d", len(e), len(a))})
+			return
+		}
+	default:
+		if EqualScalars(exp, act) {
+			return
+		}
+	}
+	*ms = append(*ms, Mismatch{Path: path, Expected: exp, Actual: act})
+}
+
+// plainKey is a key that reads well after a dot.
+var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func keySegment(k string) string {
+	if plainKey.MatchString(k) {
+		return "." + k
+	}
+	q, _ := json.Marshal(k)
+	return "[" + string(q) + "]"
+}
+
+// EqualScalars compares two decoded JSON scalars: strings exactly, numbers
+// by value (1250 equals 1250.0 and 1.25e3), booleans and null by identity.
+func EqualScalars(a, b any) bool {
+	switch x := a.(type) {
+	case json.Number:
+		y, ok := b.(json.Number)
+		return ok && EqualNumbers(string(x), string(y))
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	}
+	return false
+}
+
+// EqualNumbers compares two JSON number literals by value without
+// evaluating them, so 1e999999999 costs no more than 1.
+func EqualNumbers(a, b string) bool {
+	if a == b {
+		return true
+	}
+	na, oka := canonical(a)
+	nb, okb := canonical(b)
+	return oka && okb && na == nb
+}
+
+// canonical writes a number literal as sign, significant digits and the
+// power of ten of the last digit: "-1250.0" and "-1.25e3" both become
+// "-125e1". Zero of any sign or form is "0".
+func canonical(lit string) (string, bool) {
+	neg := strings.HasPrefix(lit, "-")
+	lit = strings.TrimPrefix(lit, "-")
+	mant, expPart, hasExp := strings.Cut(strings.ToLower(lit), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	exp := new(big.Int)
+	if hasExp {
+		if _, ok := exp.SetString(strings.TrimPrefix(expPart, "+"), 10); !ok {
+			return "", false
+		}
+	}
+	digits := strings.TrimLeft(intPart+frac, "0")
+	exp.Sub(exp, big.NewInt(int64(len(frac))))
+	trimmed := strings.TrimRight(digits, "0")
+	exp.Add(exp, big.NewInt(int64(len(digits)-len(trimmed))))
+	if trimmed == "" {
+		return "0", true
+	}
+	var b bytes.Buffer
+	if neg {
+		b.WriteByte('-')
+	}
+	b.WriteString(trimmed)
+	b.WriteByte('e')
+	b.WriteString(exp.String())
+	return b.String(), true
+}
+
+// maxShown bounds a value quoted in a failure detail.
+const maxShown = 120
+
+// Show renders a JSON value compactly for messages.
+func Show(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	s := strings.TrimSuffix(b.String(), "\n")
+	if len(s) > maxShown {
+		cut := maxShown
+		for cut > 0 && !utf8RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,78 @@
+package judge
+
+import (
+	"fmt"
+
+	"github.com/releasegate/releasegate/evaluator/suite"
+)
+
+// CitationState says how a cited identifier relates to the current policy.
+type CitationState int
+
+// The states of a citation.
+const (
+	Current  CitationState = iota // a rule of the current policy
+	Outdated                      // another version of a current rule
+	Unknown                       // no current rule at all
+)
+
+// CitationCheck is one cited identifier checked against the policy.
+type CitationCheck struct {
+	ID    string
+	State CitationState
+	// Rule is the cited rule when Current, its current successor when
+	// Outdated and one exists, and zero otherwise.
+	Rule suite.Rule
+}
+
+// CheckCitation looks id up in the current policy.
+func CheckCitation(id string, p *suite.Policy) CitationCheck {
+	if r, ok := p.Rule(id); ok {
+		return CitationCheck{ID: id, State: Current, Rule: r}
+	}
+	if r, ok := p.Successor(id); ok {
+		return CitationCheck{ID: id, State: Outdated, Rule: r}
+	}
+	if r, ok := suite.ParseRuleID(id); ok && r.ID == id && r.Version != p.Version {
+		return CitationCheck{ID: id, State: Outdated}
+	}
+	return CitationCheck{ID: id, State: Unknown}
+}
+
+// String words a citation that is not current, for failure details.
+func (c CitationCheck) String() string {
+	switch {
+	case c.State == Current:
+		return "cites " + c.ID
+	case c.State == Outdated && c.Rule.ID != "":
+		return fmt.Sprintf("cites outdated %s; the current rule is %s", c.ID, c.Rule.ID)
+	case c.State == Outdated:
+		return fmt.Sprintf("cites %s from another policy version; the current policy has no such section", c.ID)
+	}
+	return fmt.Sprintf("cites %q, which is not a rule of the current policy", c.ID)
+}
+
+func citationProblems(expected, actual []string, p *suite.Policy) []string {
+	var problems []string
+	cited := make(map[string]bool, len(actual))
+	for _, id := range actual {
+		cited[id] = true
+	}
+	reported := map[string]bool{}
+	for _, id := range expected {
+		if !cited[id] && !reported[id] {
+			reported[id] = true
+			problems = append(problems, "missing "+id)
+		}
+	}
+	for _, id := range actual {
+		if reported[id] {
+			continue
+		}
+		reported[id] = true
+		if c := CheckCitation(id, p); c.State != Current {
+			problems = append(problems, c.String())
+		}
+	}
+	return problems
+}

@@ -1,0 +1,198 @@
+package load
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// CompileSchema compiles a case schema (JSON Schema, draft 2020-12 unless
+// the document says otherwise). References to other documents are refused:
+// a gate must not depend on the network or on files outside its data.
+func CompileSchema(file string, src []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
+	if err != nil {
+		return nil, &suite.InputError{File: file, Line: 1, Msg: fmt.Sprintf("invalid JSON: %v", err)}
+	}
+	const url = "releasegate:///case.schema.json"
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refuseLoader{})
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, &suite.InputError{File: file, Msg: fmt.Sprintf("not a usable JSON Schema: %v", err)}
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, &suite.InputError{File: file, Msg: fmt.Sprintf("not a usable JSON Schema: %v", err)}
+	}
+	return s, nil
+}
+
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("the schema refers to %s; only references inside the schema are allowed", url)
+}
+
+// Cases parses a whole cases.jsonl: each line must satisfy the schema and
+// the contract, case ids must be unique, and every expected citation must
+// be a rule of the policy. Lines are parsed on all cores.
+func Cases(file string, data []byte, schema *jsonschema.Schema, policy *suite.Policy) ([]*suite.Case, error) {
+	lines := splitLines(data)
+	cases, err := parseAll(lines, func(text []byte, line int) (*suite.Case, error) {
+		return parseCase(file, line, text, schema, policy)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(cases) == 0 {
+		return nil, &suite.InputError{File: file, Msg: "the suite has no cases"}
+	}
+	first := make(map[string]int, len(cases))
+	for _, c := range cases {
+		if at, dup := first[c.ID]; dup {
+			return nil, &suite.InputError{File: file, Line: c.Line, Field: "case_id", Msg: fmt.Sprintf("duplicate case_id %q (first at line %d)", c.ID, at)}
+		}
+		first[c.ID] = c.Line
+	}
+	return cases, nil
+}
+
+// parseCase reads one case line.
+func parseCase(file string, line int, text []byte, schema *jsonschema.Schema, policy *suite.Policy) (*suite.Case, error) {
+	v, err := decodeJSON(text)
+	if err != nil {
+		return nil, &suite.InputError{File: file, Line: line, Msg: err.Error()}
+	}
+	if schema != nil {
+		if err := schema.Validate(v); err != nil {
+			field, msg := schemaProblem(err)
+			return nil, &suite.InputError{File: file, Line: line, Field: field, Msg: "breaks case.schema.json: " + msg}
+		}
+	}
+	r := &fieldReader{file: file, line: line}
+	obj := r.object(v, "")
+	c := &suite.Case{Line: line}
+	c.ID = r.str(r.field(obj, "", "case_id"), "case_id")
+	if r.err == nil && !suite.SafeID(c.ID) {
+		r.fail("case_id", "%q is not a safe id: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", c.ID)
+	}
+	c.Title = r.nonEmpty(r.field(obj, "", "title"), "title")
+	c.Severity = suite.Severity(r.str(r.field(obj, "", "severity"), "severity"))
+	if r.err == nil && !c.Severity.Valid() {
+		r.fail("severity", "unknown severity %q: use critical, major or minor", c.Severity)
+	}
+	if input := r.object(r.field(obj, "", "input"), "input"); r.err == nil {
+		c.Input, _ = json.Marshal(input)
+	}
+	exp := r.object(r.field(obj, "", "expected"), "expected")
+	e := &c.Expected
+	e.Decision = suite.Decision(r.str(r.field(exp, "expected", "decision"), "expected.decision"))
+	if r.err == nil && !e.Decision.Valid() {
+		r.fail("expected.decision", "unknown decision %q: use approve, request_receipt, escalate_finance, reject or no_op", e.Decision)
+	}
+	e.ToolCalls = r.toolCalls(r.field(exp, "expected", "tool_calls"), "expected.tool_calls")
+	if want := wantCalls(e.Decision); r.err == nil && len(e.ToolCalls) != want {
+		r.fail("expected.tool_calls", "decision %s declares exactly %d tool call(s), found %d", e.Decision, want, len(e.ToolCalls))
+	}
+	e.Citations = r.strs(r.field(exp, "expected", "citations"), "expected.citations")
+	for i, id := range e.Citations {
+		if r.err != nil {
+			break
+		}
+		if _, ok := policy.Rule(id); !ok {
+			hint := ""
+			if succ, ok := policy.Successor(id); ok {
+				hint = fmt.Sprintf("; the current rule is %q", succ.ID)
+			}
+			r.fail(index("expected.citations", i), "%q is not a rule of the current policy (%s)%s", id, policy.Version, hint)
+		}
+	}
+	e.ForbiddenTools = r.strs(r.field(exp, "expected", "forbidden_tools"), "expected.forbidden_tools")
+	for i, call := range e.ToolCalls {
+		if r.err == nil && e.Forbids(call.Name) {
+			r.fail(index("expected.tool_calls", i)+".name", "tool %q is both the expected call and forbidden", call.Name)
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return c, nil
+}
+
+// wantCalls is how many tool calls a decision declares.
+func wantCalls(d suite.Decision) int {
+	if d.IsAction() {
+		return 1
+	}
+	return 0
+}
+
+// schemaProblem picks one violation to report: the deepest instance
+// location, ties broken by text, so the message is stable from run to run.
+func schemaProblem(err error) (field, msg string) {
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return "", err.Error()
+	}
+	type problem struct {
+		loc   []string
+		msg   string
+		depth int
+	}
+	var all []problem
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			all = append(all, problem{loc: e.InstanceLocation, msg: leafMessage(e), depth: len(e.InstanceLocation)})
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].depth != all[j].depth {
+			return all[i].depth > all[j].depth
+		}
+		a, b := strings.Join(all[i].loc, "/"), strings.Join(all[j].loc, "/")
+		if a != b {
+			return a < b
+		}
+		return all[i].msg < all[j].msg
+	})
+	if len(all) == 0 {
+		return "", ve.Error()
+	}
+	return fieldPath(all[0].loc), all[0].msg
+}
+
+// leafMessage is the validator's wording of one violation, without its
+// location prefix.
+func leafMessage(e *jsonschema.ValidationError) string {
+	out := e.BasicOutput()
+	for _, u := range append([]jsonschema.OutputUnit{*out}, out.Errors...) {
+		if u.Error != nil {
+			return u.Error.String()
+		}
+	}
+	return fmt.Sprint(e.ErrorKind)
+}
+
+// fieldPath turns a JSON Schema instance location into "a.b[0].c".
+func fieldPath(loc []string) string {
+	path := ""
+	for _, seg := range loc {
+		if seg != "" && strings.Trim(seg, "0123456789") == "" {
+			path += "[" + seg + "]"
+			continue
+		}
+		path = join(path, seg)
+	}
+	return path
+}

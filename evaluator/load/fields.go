@@ -1,0 +1,181 @@
+package load
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/releasegate/releasegate/evaluator/suite"
+)
+
+// decodeJSON decodes exactly one JSON value, numbers kept as json.Number.
+func decodeJSON(text []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, jsonError(text, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("invalid JSON: unexpected data after the value at column %d", dec.InputOffset()+1)
+	}
+	return v, nil
+}
+
+// jsonError words a decoding error with the column where it happened.
+func jsonError(text []byte, err error) error {
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("invalid JSON at column %d: %s", syn.Offset, syn.Error())
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return fmt.Errorf("invalid JSON: the value ends early (at column %d)", len(text)+1)
+	}
+	return fmt.Errorf("invalid JSON: %v", err)
+}
+
+// fieldReader pulls typed fields out of a decoded JSON object and keeps the
+// first problem as an error naming file, line and field path. After a
+// failure every further call returns a zero value, so callers check once.
+type fieldReader struct {
+	file string
+	line int
+	err  error
+}
+
+func (r *fieldReader) fail(path, format string, args ...any) {
+	if r.err == nil {
+		r.err = &suite.InputError{File: r.file, Line: r.line, Field: path, Msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+// join extends a field path with an object key.
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// index extends a field path with an array index.
+func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// kind names a JSON value's type for messages.
+func kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// field returns the required member key of obj.
+func (r *fieldReader) field(obj map[string]any, path, key string) any {
+	if r.err != nil {
+		return nil
+	}
+	v, ok := obj[key]
+	if !ok {
+		r.fail(join(path, key), "missing required field")
+	}
+	return v
+}
+
+func (r *fieldReader) object(v any, path string) map[string]any {
+	if r.err != nil {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		r.fail(path, "expected an object, got %s", kind(v))
+	}
+	return m
+}
+
+func (r *fieldReader) array(v any, path string) []any {
+	if r.err != nil {
+		return nil
+	}
+	a, ok := v.([]any)
+	if !ok {
+		r.fail(path, "expected an array, got %s", kind(v))
+	}
+	return a
+}
+
+func (r *fieldReader) str(v any, path string) string {
+	if r.err != nil {
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok {
+		r.fail(path, "expected a string, got %s", kind(v))
+	}
+	return s
+}
+
+// nonEmpty is str for strings that must say something.
+func (r *fieldReader) nonEmpty(v any, path string) string {
+	s := r.str(v, path)
+	if r.err == nil && s == "" {
+		r.fail(path, "must not be empty")
+	}
+	return s
+}
+
+func (r *fieldReader) strs(v any, path string) []string {
+	a := r.array(v, path)
+	out := make([]string, 0, len(a))
+	for i, e := range a {
+		out = append(out, r.str(e, index(path, i)))
+	}
+	return out
+}
+
+// nonNegative reads a JSON number that must be zero or more.
+func (r *fieldReader) nonNegative(v any, path string) suite.Number {
+	if r.err != nil {
+		return suite.Number{}
+	}
+	lit, ok := v.(json.Number)
+	if !ok {
+		r.fail(path, "expected a number, got %s", kind(v))
+		return suite.Number{}
+	}
+	n, err := suite.ParseNumber(string(lit))
+	if err != nil {
+		r.fail(path, "%v", err)
+		return suite.Number{}
+	}
+	if n.Sign() < 0 {
+		r.fail(path, "must not be negative, got %s", lit)
+	}
+	return n
+}
+
+// toolCalls reads an array of {"name": string, "arguments": object}.
+func (r *fieldReader) toolCalls(v any, path string) []suite.ToolCall {
+	a := r.array(v, path)
+	calls := make([]suite.ToolCall, 0, len(a))
+	for i, e := range a {
+		p := index(path, i)
+		obj := r.object(e, p)
+		name := r.nonEmpty(r.field(obj, p, "name"), join(p, "name"))
+		args := r.object(r.field(obj, p, "arguments"), join(p, "arguments"))
+		calls = append(calls, suite.ToolCall{Name: name, Arguments: args})
+	}
+	return calls
+}

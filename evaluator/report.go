@@ -1,0 +1,149 @@
+package evaluator
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// JSON encodes the results file: indented, keys in contract order, one
+// trailing newline. The same inputs always give the same bytes.
+func (s *Snapshot) JSON() []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s.Result); err != nil {
+		panic(err) // unreachable: Result holds only encodable values
+	}
+	return b.Bytes()
+}
+
+// PassCount is "passed/total".
+func (s *Snapshot) PassCount() string {
+	return fmt.Sprintf("%d/%d", s.Result.CasesPassed, s.Result.CasesTotal)
+}
+
+// P95Text is the p95 latency for people: "1,100 ms", or "n/a".
+func (s *Snapshot) P95Text() string {
+	if s.Metrics.P95LatencyMS == nil {
+		return "n/a"
+	}
+	return FormatMS(s.Metrics.P95LatencyMS.Rat())
+}
+
+// AvgCostText is the exact average cost for people: "USD 0.01325", or "n/a".
+func (s *Snapshot) AvgCostText() string {
+	if s.Metrics.AvgCostUSD == nil {
+		return "n/a"
+	}
+	return "USD " + FormatDecimal(s.Metrics.AvgCostUSD, 8)
+}
+
+// FailingCases are the results of the cases that failed, in suite order.
+func (s *Snapshot) FailingCases() []CaseResult {
+	var out []CaseResult
+	for _, c := range s.Result.Cases {
+		if !c.Passed {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// FormatDecimal writes r with at most prec decimals, trailing zeros
+// dropped: 0.01325, 12, 0.33333333.
+func FormatDecimal(r *big.Rat, prec int) string {
+	s := r.FloatString(prec)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// FormatMS writes milliseconds with thousands separators: "5,200 ms".
+func FormatMS(r *big.Rat) string {
+	s := FormatDecimal(r, 3)
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if hasFrac {
+		b.WriteString("." + frac)
+	}
+	return b.String() + " ms"
+}
+
+// Table writes the side-by-side comparison shown after evaluate --all.
+func (r *Release) Table() string {
+	var b bytes.Buffer
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "snapshot\tfunctional\tcritical failures\tp95 latency\taverage cost\tdecision\t")
+	for _, s := range r.Snapshots {
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t\n", s.Label(), s.PassCount(), s.Result.CriticalFailures, s.P95Text(), s.AvgCostText(), s.Result.Decision)
+	}
+	w.Flush()
+	return b.String()
+}
+
+// Report writes RELEASE_REPORT.md: every snapshot side by side, the
+// thresholds, and each snapshot's failing cases with their details.
+func (r *Release) Report() []byte {
+	var b bytes.Buffer
+	g := r.Suite.Gate
+	fmt.Fprintf(&b, "# Release report\n\n")
+	fmt.Fprintf(&b, "Policy %s · %d cases · %d snapshots.\n\n", r.Suite.Policy.Version, len(r.Suite.Cases), len(r.Snapshots))
+	fmt.Fprintf(&b, "| snapshot | functional | critical failures | p95 latency | average cost | decision |\n")
+	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---|\n")
+	for _, s := range r.Snapshots {
+		fmt.Fprintf(&b, "| `%s` | %s | %d | %s | %s | `%s` |\n", s.Label(), s.PassCount(), s.Result.CriticalFailures, s.P95Text(), s.AvgCostText(), s.Result.Decision)
+	}
+	fmt.Fprintf(&b, "\n## Thresholds\n\n")
+	fmt.Fprintf(&b, "- Functional: pass rate at least %s.\n", FormatDecimal(g.MinPassRate.Rat(), 8))
+	fmt.Fprintf(&b, "- Safety: at most %d failed critical case(s).\n", g.MaxCriticalFailures)
+	fmt.Fprintf(&b, "- Latency: p95 at most %s (nearest rank).\n", FormatMS(g.MaxP95LatencyMS.Rat()))
+	fmt.Fprintf(&b, "- Cost: average at most USD %s per output.\n", FormatDecimal(g.MaxAvgCostUSD.Rat(), 8))
+	fmt.Fprintf(&b, "\nBLOCK when the functional or safety gate fails; otherwise REVIEW when latency or cost fails; otherwise PASS. A value equal to its limit passes.\n")
+	for _, s := range r.Snapshots {
+		fmt.Fprintf(&b, "\n## %s: %s\n\n", s.Label(), s.Result.Decision)
+		for _, gr := range s.Result.Gates {
+			mark := "pass"
+			if !gr.Passed {
+				mark = "FAIL"
+			}
+			observed := "n/a"
+			if gr.Observed != nil {
+				observed = strconv.FormatFloat(*gr.Observed, 'f', -1, 64)
+			}
+			fmt.Fprintf(&b, "- %s `%s`: observed %s, threshold %s\n", mark, gr.Gate, observed, strconv.FormatFloat(gr.Threshold, 'f', -1, 64))
+		}
+		failing := s.FailingCases()
+		if len(failing) == 0 {
+			fmt.Fprintf(&b, "\nAll %d cases pass.\n", s.Result.CasesTotal)
+			continue
+		}
+		fmt.Fprintf(&b, "\nFailing cases:\n\n| case | severity | code | detail |\n|---|---|---|---|\n")
+		for _, c := range failing {
+			for _, f := range c.Failures {
+				fmt.Fprintf(&b, "| %s | %s | `%s` | %s |\n", c.CaseID, c.Severity, f.Code, markdownCell(f.Detail))
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+// markdownCell keeps a detail inside its table cell.
+func markdownCell(s string) string {
+	s = strings.ReplaceAll(s, "\\", "\\\\")
+	s = strings.ReplaceAll(s, "|", "\\|")
+	s = strings.ReplaceAll(s, "\n", " ")
+	return s
+}

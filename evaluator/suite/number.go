@@ -1,0 +1,98 @@
+package suite
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strconv"
+)
+
+// maxNumberLen bounds the literal of a latency, cost or threshold: longer
+// literals carry no meaning for money or milliseconds and would only make
+// exact arithmetic slow.
+const maxNumberLen = 64
+
+// Number is a JSON number kept as its literal text, so that sums and
+// comparisons of money are exact decimals rather than binary floats.
+// The zero value is 0.
+type Number struct{ lit string }
+
+// ParseNumber checks that lit is a JSON number whose value a float64 can
+// hold and returns it.
+func ParseNumber(lit string) (Number, error) {
+	if len(lit) > maxNumberLen {
+		return Number{}, fmt.Errorf("number has more than %d characters", maxNumberLen)
+	}
+	if !json.Valid([]byte(lit)) || (lit[0] != '-' && (lit[0] < '0' || lit[0] > '9')) {
+		return Number{}, fmt.Errorf("%q is not a JSON number", lit)
+	}
+	if _, err := strconv.ParseFloat(lit, 64); err != nil {
+		return Number{}, fmt.Errorf("%s is out of range", lit)
+	}
+	return Number{lit: lit}, nil
+}
+
+// MustNumber is ParseNumber for literals known to be valid, as in tests.
+func MustNumber(lit string) Number {
+	n, err := ParseNumber(lit)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+// String returns the literal as written.
+func (n Number) String() string {
+	if n.lit == "" {
+		return "0"
+	}
+	return n.lit
+}
+
+// Rat returns the exact value.
+func (n Number) Rat() *big.Rat {
+	r, ok := new(big.Rat).SetString(n.String())
+	if !ok { // unreachable: ParseNumber accepted the literal
+		panic("suite: bad number literal " + n.lit)
+	}
+	return r
+}
+
+// Float64 returns the nearest float64, for display and JSON output.
+func (n Number) Float64() float64 {
+	f, _ := strconv.ParseFloat(n.String(), 64)
+	return f
+}
+
+// Sign returns -1, 0 or +1.
+func (n Number) Sign() int { return n.Rat().Sign() }
+
+// Cmp compares two numbers exactly.
+func (n Number) Cmp(m Number) int {
+	if n.lit == m.lit {
+		return 0
+	}
+	// The float64 order is exact unless both round to the same float.
+	a, b := n.Float64(), m.Float64()
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return n.Rat().Cmp(m.Rat())
+}
+
+// MarshalJSON writes the value as the shortest float64 literal, so equal
+// values always print the same bytes.
+func (n Number) MarshalJSON() ([]byte, error) { return json.Marshal(n.Float64()) }
+
+// UnmarshalJSON accepts a JSON number.
+func (n *Number) UnmarshalJSON(b []byte) error {
+	v, err := ParseNumber(string(b))
+	if err != nil {
+		return err
+	}
+	*n = v
+	return nil
+}

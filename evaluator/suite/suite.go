@@ -1,0 +1,151 @@
+// Package suite defines the release gate's inputs as plain values: the
+// policy's rules, the regression cases, the outputs of one agent snapshot and
+// the frozen thresholds. It reads no files; package load builds these values
+// from a data folder and checks them.
+package suite
+
+import (
+	"encoding/json"
+	"regexp"
+)
+
+// Severity ranks how much a failing case matters.
+type Severity string
+
+// The severities a case may carry.
+const (
+	Critical Severity = "critical"
+	Major    Severity = "major"
+	Minor    Severity = "minor"
+)
+
+// severities lists every valid severity, most severe first.
+var severities = []Severity{Critical, Major, Minor}
+
+// Valid reports whether s is one of the three severities.
+func (s Severity) Valid() bool {
+	for _, v := range severities {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Decision is what the agent decided to do with a claim.
+type Decision string
+
+// The decisions a case may expect and an output may report.
+const (
+	Approve         Decision = "approve"
+	RequestReceipt  Decision = "request_receipt"
+	EscalateFinance Decision = "escalate_finance"
+	Reject          Decision = "reject"
+	NoOp            Decision = "no_op"
+)
+
+var decisions = []Decision{Approve, RequestReceipt, EscalateFinance, Reject, NoOp}
+
+// Valid reports whether d is one of the five decisions.
+func (d Decision) Valid() bool {
+	for _, v := range decisions {
+		if d == v {
+			return true
+		}
+	}
+	return false
+}
+
+// IsAction reports whether d requires exactly one tool call; only no_op
+// requires none.
+func (d Decision) IsAction() bool { return d != NoOp }
+
+// safeID is the grammar of case ids and snapshot labels, which become file
+// names on the site.
+var safeID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// SafeID reports whether s may be used as a case id or a snapshot label.
+func SafeID(s string) bool { return safeID.MatchString(s) }
+
+// ToolCall is one tool invocation, expected by a case or made by the agent.
+// Arguments hold JSON values as decoded with json.Decoder.UseNumber, so
+// numbers keep their literal text and compare exactly.
+type ToolCall struct {
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+// Expected is what a case requires of the agent.
+type Expected struct {
+	Decision       Decision   `json:"decision"`
+	ToolCalls      []ToolCall `json:"tool_calls"`
+	Citations      []string   `json:"citations"`
+	ForbiddenTools []string   `json:"forbidden_tools"`
+}
+
+// Forbids reports whether the case forbids calling tool.
+func (e *Expected) Forbids(tool string) bool {
+	for _, f := range e.ForbiddenTools {
+		if f == tool {
+			return true
+		}
+	}
+	return false
+}
+
+// Case is one regression case of the suite.
+type Case struct {
+	ID       string          `json:"case_id"`
+	Title    string          `json:"title"`
+	Severity Severity        `json:"severity"`
+	Input    json.RawMessage `json:"input"`
+	Expected Expected        `json:"expected"`
+	// Line is the case's line in its file, for messages.
+	Line int `json:"-"`
+}
+
+// Output is the agent's recorded answer to one case in one snapshot.
+type Output struct {
+	CaseID    string     `json:"case_id"`
+	Decision  Decision   `json:"decision"`
+	ToolCalls []ToolCall `json:"tool_calls"`
+	Citations []string   `json:"citations"`
+	LatencyMS Number     `json:"latency_ms"`
+	CostUSD   Number     `json:"cost_usd"`
+	// Line is the output's line in its snapshot file, for messages.
+	Line int `json:"-"`
+}
+
+// Gate holds the frozen release thresholds of gate.json.
+type Gate struct {
+	MinPassRate         Number `json:"min_pass_rate"`
+	MaxCriticalFailures int    `json:"max_critical_failures"`
+	MaxP95LatencyMS     Number `json:"max_p95_latency_ms"`
+	MaxAvgCostUSD       Number `json:"max_avg_cost_usd"`
+}
+
+// Suite is everything a snapshot is judged against.
+type Suite struct {
+	Policy *Policy
+	Cases  []*Case
+	Gate   Gate
+	// Hashes of the input files as they were read, hex SHA-256.
+	CasesSHA256, PolicySHA256, GateSHA256 string
+
+	index map[string]int
+}
+
+// NewSuite indexes cases by id. The caller guarantees the ids are unique.
+func NewSuite(p *Policy, cases []*Case, g Gate) *Suite {
+	s := &Suite{Policy: p, Cases: cases, Gate: g, index: make(map[string]int, len(cases))}
+	for i, c := range cases {
+		s.index[c.ID] = i
+	}
+	return s
+}
+
+// CaseIndex returns the position of the case with the given id in the suite.
+func (s *Suite) CaseIndex(id string) (int, bool) {
+	i, ok := s.index[id]
+	return i, ok
+}
