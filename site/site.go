@@ -37,8 +37,16 @@ func (r *Renderer) RenderSnapshot(in *Input, label string, emit Emit) error {
 // 404.html, .nojekyll and the assets.
 func (r *Renderer) RenderShared(in *Input, emit Emit) error { return errors.New("site: not implemented") }
 
+// BuildOptions tune Build.
+type BuildOptions struct {
+	// Web holds templates/ and assets/; nil means the embedded copies.
+	Web fs.FS
+	// Progress, when set, is told how many files are written so far.
+	Progress func(done, total int)
+}
+
 // Build evaluates the data folder and writes the whole site to out
 // atomically: a failed build leaves out as it was.
-func Build(data, out string, web fs.FS) (*evaluator.Release, error) {
+func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	return nil, errors.New("site: not implemented")
 }
