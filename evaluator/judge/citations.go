@@ -33,7 +33,7 @@ func CheckCitation(id string, p *suite.Policy) CitationCheck {
 	if r, ok := p.Successor(id); ok {
 		return CitationCheck{ID: id, State: Outdated, Rule: r}
 	}
-	if r, ok := suite.ParseRuleID(id); ok && r.ID == id && r.Version != p.Version {
+	if p.OtherVersion(id) {
 		return CitationCheck{ID: id, State: Outdated}
 	}
 	return CitationCheck{ID: id, State: Unknown}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 // CompileSchema compiles a case schema (JSON Schema, draft 2020-12 unless
@@ -149,7 +151,15 @@ func schemaProblem(err error) (field, msg string) {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			all = append(all, problem{loc: e.InstanceLocation, msg: leafMessage(e), depth: len(e.InstanceLocation)})
+			loc := e.InstanceLocation
+			// Name the missing or unexpected property itself, not its parent.
+			switch k := e.ErrorKind.(type) {
+			case *kind.Required:
+				loc = append(slices.Clip(loc), k.Missing[0])
+			case *kind.AdditionalProperties:
+				loc = append(slices.Clip(loc), k.Properties[0])
+			}
+			all = append(all, problem{loc: loc, msg: leafMessage(e), depth: len(loc)})
 		}
 		for _, c := range e.Causes {
 			walk(c)

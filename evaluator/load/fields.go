@@ -63,8 +63,8 @@ func join(path, key string) string {
 // index extends a field path with an array index.
 func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
 
-// kind names a JSON value's type for messages.
-func kind(v any) string {
+// typeName names a JSON value's type for messages.
+func typeName(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
@@ -100,7 +100,7 @@ func (r *fieldReader) object(v any, path string) map[string]any {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		r.fail(path, "expected an object, got %s", kind(v))
+		r.fail(path, "expected an object, got %s", typeName(v))
 	}
 	return m
 }
@@ -111,7 +111,7 @@ func (r *fieldReader) array(v any, path string) []any {
 	}
 	a, ok := v.([]any)
 	if !ok {
-		r.fail(path, "expected an array, got %s", kind(v))
+		r.fail(path, "expected an array, got %s", typeName(v))
 	}
 	return a
 }
@@ -122,7 +122,7 @@ func (r *fieldReader) str(v any, path string) string {
 	}
 	s, ok := v.(string)
 	if !ok {
-		r.fail(path, "expected a string, got %s", kind(v))
+		r.fail(path, "expected a string, got %s", typeName(v))
 	}
 	return s
 }
@@ -152,7 +152,7 @@ func (r *fieldReader) nonNegative(v any, path string) suite.Number {
 	}
 	lit, ok := v.(json.Number)
 	if !ok {
-		r.fail(path, "expected a number, got %s", kind(v))
+		r.fail(path, "expected a number, got %s", typeName(v))
 		return suite.Number{}
 	}
 	n, err := suite.ParseNumber(string(lit))

@@ -42,7 +42,7 @@ func Gate(file string, data []byte) (suite.Gate, error) {
 		n, err := suite.ParseNumber(string(lit))
 		switch {
 		case !isNum:
-			return g, fail(keyAt, key, "expected a number, got %s", kind(v))
+			return g, fail(keyAt, key, "expected a number, got %s", typeName(v))
 		case err != nil:
 			return g, fail(keyAt, key, "%v", err)
 		case n.Sign() < 0:

@@ -58,15 +58,22 @@ func (p *Policy) Rule(id string) (Rule, bool) {
 // refers to: same prefix and section, current version. It is how an
 // outdated citation such as "ER-2026.08 §6.1" names its replacement.
 func (p *Policy) Successor(id string) (Rule, bool) {
-	old, ok := ParseRuleID(id)
-	if !ok || old.Version == p.Version {
+	if !p.OtherVersion(id) {
 		return Rule{}, false
+	}
+	old, _ := ParseRuleID(id)
+	return p.Rule(p.Version + " §" + old.Section)
+}
+
+// OtherVersion reports whether id is exactly an identifier of this
+// policy's series (same prefix) but of another version.
+func (p *Policy) OtherVersion(id string) bool {
+	r, ok := ParseRuleID(id)
+	if !ok || r.ID != id || r.Version == p.Version {
+		return false
 	}
 	prefix := func(v string) string { return v[:strings.IndexByte(v, '-')] }
-	if prefix(old.Version) != prefix(p.Version) {
-		return Rule{}, false
-	}
-	return p.Rule(p.Version + " §" + old.Section)
+	return prefix(r.Version) == prefix(p.Version)
 }
 
 // ruleID is the identifier grammar PREFIX-YYYY.MM §N(.N)*.

@@ -1,0 +1,49 @@
+package judge
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/releasegate/releasegate/evaluator/internal/jsontest"
+)
+
+func decodeObject(s string) (map[string]any, bool) {
+	v, err := jsontest.Decode([]byte(s))
+	m, ok := v.(map[string]any)
+	return m, err == nil && ok
+}
+
+func paths(ms []Mismatch) []string {
+	var ps []string
+	for _, m := range ms {
+		ps = append(ps, m.String())
+	}
+	return ps
+}
+
+func FuzzCompareArguments(f *testing.F) {
+	f.Add(`{"claim_id":"C-1","amount":1250}`, `{"claim_id":"C-1","amount":1250.0,"x":1}`)
+	f.Add(`{"a":{"b":[1,2,{"c":null}]}}`, `{"a":{"b":[2,1,{"c":false}]}}`)
+	f.Add(`{"n":1e400}`, `{"n":10e399}`)
+	f.Add(`{"s":"\u00e9"}`, `{"s":"é"}`)
+	f.Fuzz(func(t *testing.T, expected, actual string) {
+		exp, ok1 := decodeObject(expected)
+		act, ok2 := decodeObject(actual)
+		if !ok1 || !ok2 {
+			return
+		}
+		if self := CompareArguments(exp, exp); len(self) != 0 {
+			t.Fatalf("a value does not match itself: %v", paths(self))
+		}
+		want := paths(CompareArguments(exp, act))
+		e2, a2 := jsontest.Respace(exp), jsontest.Respace(act)
+		exp2, ok1 := decodeObject(string(e2))
+		act2, ok2 := decodeObject(string(a2))
+		if !ok1 || !ok2 {
+			t.Fatalf("re-serialised JSON does not decode: %s / %s", e2, a2)
+		}
+		if got := paths(CompareArguments(exp2, act2)); !slices.Equal(got, want) {
+			t.Fatalf("verdict changed after re-serialising:\n got %v\nwant %v", got, want)
+		}
+	})
+}

@@ -1,0 +1,109 @@
+package load
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/releasegate/releasegate/evaluator/internal/jsontest"
+	"github.com/releasegate/releasegate/evaluator/judge"
+	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// FuzzOutputs feeds arbitrary snapshot files to the loader: it must never
+// panic, must refuse bad input only with a located InputError, and must
+// reach the same verdict for a line re-serialised with other spacing and
+// key order.
+func FuzzOutputs(f *testing.F) {
+	s := sampleSuite(f)
+	f.Add(outputLine)
+	f.Add("\xEF\xBB\xBF" + outputLine + "\r\n\n")
+	f.Add(strings.Replace(outputLine, "410", "4.1e2", 1))
+	f.Add(`{"case_id":"ER-004","decision":"no_op","tool_calls":[],"citations":[],"latency_ms":0,"cost_usd":0}`)
+	f.Add(`{"case_id":"ER-001","decision":"approve","tool_calls":[{"name":"x","arguments":{"a":[1,{"b":null}]}}],"citations":["ER-2026.08 §6.1"],"latency_ms":1,"cost_usd":1e-9}` + "\n" + outputLine)
+	f.Fuzz(func(t *testing.T, in string) {
+		var outs []*suite.Output
+		_, err := Outputs("out.jsonl", strings.NewReader(in), s, func(o *suite.Output) error {
+			outs = append(outs, o)
+			return nil
+		})
+		if err != nil {
+			var ie *suite.InputError
+			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "out.jsonl:") {
+				t.Fatalf("unlocated error: %v", err)
+			}
+			return
+		}
+		for _, o := range outs {
+			line := lineOf(in, o.Line)
+			v, err := jsontest.Decode([]byte(line))
+			if err != nil {
+				t.Fatalf("accepted line does not decode: %v", err)
+			}
+			again, err := parseOutput("out.jsonl", o.Line, jsontest.Respace(v))
+			if err != nil {
+				t.Fatalf("re-serialised line refused: %v", err)
+			}
+			i, _ := s.CaseIndex(o.CaseID)
+			c := s.Cases[i]
+			if a, b := judge.Case(c, o, s.Policy), judge.Case(c, again, s.Policy); !reflect.DeepEqual(a, b) {
+				t.Fatalf("verdict changed after re-serialising:\n%v\n%v", a, b)
+			}
+		}
+	})
+}
+
+// lineOf returns line n (1-based) of s, cleaned as the reader cleans it.
+func lineOf(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	return string(clean([]byte(lines[n-1]), n))
+}
+
+// FuzzCases feeds arbitrary suites to the case parser with the sample's
+// schema and policy.
+func FuzzCases(f *testing.F) {
+	s := sampleSuite(f)
+	schema := sampleSchema(f)
+	f.Add(`{"case_id":"ER-100","title":"t","severity":"major","input":{},"expected":{"decision":"no_op","tool_calls":[],"citations":["ER-2026.10 §7.1"],"forbidden_tools":["issue_payment"]}}`)
+	f.Add(`{"case_id":"ER-100","title":"t","severity":"minor","input":{"a":1},"expected":{"decision":"approve","tool_calls":[{"name":"approve_expense","arguments":{"x":[1,2]}}],"citations":[],"forbidden_tools":[]}}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		cases, err := Cases("cases.jsonl", []byte(in), schema, s.Policy)
+		if err != nil {
+			var ie *suite.InputError
+			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "cases.jsonl") {
+				t.Fatalf("unlocated error: %v", err)
+			}
+			return
+		}
+		for _, c := range cases {
+			if !suite.SafeID(c.ID) || !c.Severity.Valid() || !c.Expected.Decision.Valid() {
+				t.Fatalf("accepted an invalid case: %+v", c)
+			}
+			if want := wantCalls(c.Expected.Decision); len(c.Expected.ToolCalls) != want {
+				t.Fatalf("accepted %d expected calls for %s", len(c.Expected.ToolCalls), c.Expected.Decision)
+			}
+			v, _ := jsontest.Decode([]byte(lineOf(in, c.Line)))
+			again, err := parseCase("cases.jsonl", c.Line, jsontest.Respace(v), schema, s.Policy)
+			if err != nil || !reflect.DeepEqual(again.Expected, c.Expected) {
+				t.Fatalf("re-serialised case differs: %v", err)
+			}
+		}
+	})
+}
+
+func sampleSchema(t testing.TB) *jsonschema.Schema {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(sampleDir, SchemaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := CompileSchema(SchemaFile, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return schema
+}

@@ -1,0 +1,251 @@
+package load
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/releasegate/releasegate/evaluator/suite"
+)
+
+const sampleDir = "../../data"
+
+func sampleSuite(t testing.TB) *suite.Suite {
+	t.Helper()
+	s, err := Suite(sampleDir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSample(t *testing.T) {
+	s := sampleSuite(t)
+	if len(s.Cases) != 12 || s.Policy.Version != "ER-2026.10" {
+		t.Fatalf("sample: %d cases, policy %q", len(s.Cases), s.Policy.Version)
+	}
+	files, err := Snapshots(sampleDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, f := range files {
+		labels = append(labels, f.Label)
+	}
+	if strings.Join(labels, " ") != "baseline-v1 candidate-v2 candidate-v3" {
+		t.Fatalf("labels = %v", labels)
+	}
+}
+
+func TestLineReader(t *testing.T) {
+	long := `{"pad":"` + strings.Repeat("x", 1<<20+17) + `"}`
+	in := "\xEF\xBB\xBFone\r\n\r\n   \n" + long + "\r\nlast"
+	lr := newLineReader(strings.NewReader(in))
+	type got struct {
+		text string
+		line int
+	}
+	var all []got
+	for {
+		text, n, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, got{string(text), n})
+	}
+	want := []got{{"one", 1}, {long, 4}, {"last", 5}}
+	if len(all) != len(want) {
+		t.Fatalf("got %d lines, want %d", len(all), len(want))
+	}
+	for i := range want {
+		if all[i] != want[i] {
+			t.Errorf("line %d = %.20q@%d, want %.20q@%d", i, all[i].text, all[i].line, want[i].text, want[i].line)
+		}
+	}
+	// splitLines must agree with the streaming reader.
+	split := splitLines([]byte(in))
+	for i := range want {
+		if string(split[i].text) != want[i].text || split[i].line != want[i].line {
+			t.Errorf("splitLines %d = %.20q@%d", i, split[i].text, split[i].line)
+		}
+	}
+}
+
+// outputLine is a valid output for case ER-001 of the sample.
+const outputLine = `{"case_id":"ER-001","decision":"approve","tool_calls":[{"name":"approve_expense","arguments":{"claim_id":"C-2031","approver":{"id":"M-118","role":"manager"}}}],"citations":["ER-2026.10 §2.1","ER-2026.10 §4.2"],"latency_ms":410,"cost_usd":0.009}`
+
+func TestOutputsBadInput(t *testing.T) {
+	s := sampleSuite(t)
+	replace := func(old, new string) string { return strings.Replace(outputLine, old, new, 1) }
+	tests := []struct {
+		name, in, want string
+	}{
+		{"malformed JSON", "\n" + outputLine[:40], "out.jsonl:2: invalid JSON"},
+		{"trailing data", outputLine + " {}", "out.jsonl:1: invalid JSON: unexpected data"},
+		{"not an object", "[1]", "out.jsonl:1: expected an object, got an array"},
+		{"missing field", replace(`"latency_ms":410,`, ""), "out.jsonl:1: latency_ms: missing required field"},
+		{"mistyped field", replace(`"latency_ms":410`, `"latency_ms":"410"`), "out.jsonl:1: latency_ms: expected a number, got a string"},
+		{"mistyped tool call", replace(`"name":"approve_expense"`, `"name":7`), "out.jsonl:1: tool_calls[0].name: expected a string, got a number"},
+		{"null arguments", replace(`"arguments":{"claim_id":"C-2031","approver":{"id":"M-118","role":"manager"}}`, `"arguments":null`), "out.jsonl:1: tool_calls[0].arguments: expected an object, got null"},
+		{"mistyped citation", replace(`"ER-2026.10 §2.1",`, `false,`), "out.jsonl:1: citations[0]: expected a string, got a boolean"},
+		{"unknown decision", replace(`"decision":"approve"`, `"decision":"maybe"`), `out.jsonl:1: decision: unknown decision "maybe"`},
+		{"negative latency", replace(`"latency_ms":410`, `"latency_ms":-1`), "out.jsonl:1: latency_ms: must not be negative"},
+		{"negative cost", replace(`"cost_usd":0.009`, `"cost_usd":-0.009`), "out.jsonl:1: cost_usd: must not be negative"},
+		{"huge cost", replace(`"cost_usd":0.009`, `"cost_usd":1e999`), "out.jsonl:1: cost_usd: 1e999 is out of range"},
+		{"unknown case", replace(`"ER-001"`, `"ER-999"`), `out.jsonl:1: case_id: "ER-999" is not a case of the suite`},
+		{"unsafe case id", replace(`"ER-001"`, `"../etc"`), `out.jsonl:1: case_id: "../etc" is not a case of the suite`},
+		{"duplicate case", outputLine + "\n\n" + outputLine, `out.jsonl:3: case_id: duplicate case_id "ER-001" (first at line 1)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Outputs("out.jsonl", strings.NewReader(tt.in), s, func(*suite.Output) error { return nil })
+			var ie *suite.InputError
+			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("error = %v, want prefix %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestOutputsAcceptsEditorDebris(t *testing.T) {
+	s := sampleSuite(t)
+	in := "\xEF\xBB\xBF" + outputLine + "\r\n\r\n" + strings.Replace(outputLine, "ER-001", "ER-002", 1) + "\r\n"
+	var ids []string
+	_, err := Outputs("out.jsonl", strings.NewReader(in), s, func(o *suite.Output) error {
+		ids = append(ids, o.CaseID+"@"+strconv.Itoa(o.Line))
+		return nil
+	})
+	if err != nil || strings.Join(ids, " ") != "ER-001@1 ER-002@3" {
+		t.Fatalf("ids = %v, err = %v", ids, err)
+	}
+}
+
+func TestGateBadInput(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"valid", `{"min_pass_rate": 0.9, "max_critical_failures": 0, "max_p95_latency_ms": 2500, "max_avg_cost_usd": 0.025}`, ""},
+		{"malformed", "{\n \"min_pass_rate\": 0.9,\n", "gate.json:"},
+		{"missing threshold", "{\"min_pass_rate\": 0.9, \"max_critical_failures\": 0,\n \"max_p95_latency_ms\": 2500}", "gate.json: max_avg_cost_usd: missing required threshold"},
+		{"mistyped", "{\"min_pass_rate\": 0.9,\n \"max_critical_failures\": \"0\"}", "gate.json:2: max_critical_failures: expected a number, got a string"},
+		{"unknown key", "{\"min_pass_rate\": 0.9,\n\n \"max_p95_latency\": 1}", "gate.json:3: max_p95_latency: unknown threshold"},
+		{"fraction of critical", "{\"max_critical_failures\": 0.5}", "gate.json:1: max_critical_failures: must be a whole number"},
+		{"pass rate over one", "{\"min_pass_rate\": 90}", "gate.json:1: min_pass_rate: is a fraction from 0 to 1"},
+		{"negative", "{\"max_avg_cost_usd\": -1}", "gate.json:1: max_avg_cost_usd: must not be negative"},
+		{"set twice", "{\"min_pass_rate\": 0.9, \"min_pass_rate\": 0.8}", "gate.json:1: min_pass_rate: set twice"},
+		{"not an object", "[]", "gate.json:1: expected a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Gate("gate.json", []byte(tt.in))
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatal(err)
+			case tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)):
+				t.Fatalf("error = %v, want prefix %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestSnapshotsLabels(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, OutputsDir)
+	os.MkdirAll(out, 0o755)
+	for _, name := range []string{"v10.jsonl", "v9.jsonl", "v1.jsonl", ".hidden.jsonl", "notes.txt"} {
+		os.WriteFile(filepath.Join(out, name), nil, 0o644)
+	}
+	files, err := Snapshots(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, f := range files {
+		labels = append(labels, f.Label)
+	}
+	if strings.Join(labels, " ") != "v1 v9 v10" {
+		t.Fatalf("labels = %v", labels)
+	}
+	os.WriteFile(filepath.Join(out, "bad label.jsonl"), nil, 0o644)
+	if _, err := Snapshots(dir); err == nil || !strings.Contains(err.Error(), `snapshot label "bad label" is not a safe name`) {
+		t.Fatalf("unsafe label error = %v", err)
+	}
+}
+
+func TestCasesBadInput(t *testing.T) {
+	s := sampleSuite(t)
+	schema := sampleSchema(t)
+	good := `{"case_id":"ER-100","title":"t","severity":"major","input":{"claim_id":"C-1"},"expected":{"decision":"reject","tool_calls":[{"name":"reject_expense","arguments":{"claim_id":"C-1"}}],"citations":["ER-2026.10 §5.1"],"forbidden_tools":["approve_expense"]}}`
+	replace := func(old, new string) string {
+		if !strings.Contains(good, old) {
+			t.Fatalf("fixture lacks %q", old)
+		}
+		return strings.Replace(good, old, new, 1)
+	}
+	tests := []struct {
+		name, in, want string
+	}{
+		{"valid", good + "\n\n" + strings.Replace(good, "ER-100", "ER-101", 1), ""},
+		{"malformed JSON", "\n" + good[:30], "cases.jsonl:2: invalid JSON"},
+		{"unknown severity", replace(`"major"`, `"urgent"`), "cases.jsonl:1: severity:"},
+		{"unknown decision", replace(`"decision":"reject"`, `"decision":"refund"`), "cases.jsonl:1: expected.decision:"},
+		{"missing field", replace(`"title":"t",`, ""), "cases.jsonl:1: title:"},
+		{"mistyped field", replace(`"input":{"claim_id":"C-1"}`, `"input":"C-1"`), "cases.jsonl:1: input:"},
+		{"unsafe case id", replace(`"ER-100"`, `"../ER-100"`), "cases.jsonl:1: case_id:"},
+		{"outdated expected citation", replace(`"ER-2026.10 §5.1"`, `"ER-2026.08 §6.1"`), `cases.jsonl:1: expected.citations[0]:`},
+		{"two expected calls", replace(`"tool_calls":[{"name":"reject_expense","arguments":{"claim_id":"C-1"}}]`, `"tool_calls":[{"name":"reject_expense","arguments":{}},{"name":"reject_expense","arguments":{}}]`), "cases.jsonl:1: expected.tool_calls"},
+		{"no_op with a call", replace(`"decision":"reject"`, `"decision":"no_op"`), "cases.jsonl:1: expected.tool_calls"},
+		{"call is forbidden", replace(`["approve_expense"]`, `["reject_expense"]`), "cases.jsonl:1: expected."},
+		{"duplicate case id", good + "\n" + good, `cases.jsonl:2: case_id: duplicate case_id "ER-100" (first at line 1)`},
+		{"empty suite", "\n\n", "cases.jsonl: the suite has no cases"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, sch := range []*struct{ name string }{{"with schema"}, {"contract only"}} {
+				compiled := schema
+				if sch.name == "contract only" {
+					compiled = nil // the built-in checks alone must refuse it too
+				}
+				_, err := Cases("cases.jsonl", []byte(tt.in), compiled, s.Policy)
+				switch {
+				case tt.want == "" && err != nil:
+					t.Fatalf("%s: %v", sch.name, err)
+				case tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)):
+					t.Fatalf("%s: error = %v, want prefix %q", sch.name, err, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestCasesReportEarliestBadLine(t *testing.T) {
+	s := sampleSuite(t)
+	data, err := os.ReadFile(filepath.Join(sampleDir, CasesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	var many bytes.Buffer
+	for i := range 3000 { // several chunks, parsed in parallel
+		line := bytes.Replace(lines[i%len(lines)], []byte(`"ER-0`), []byte(`"X`+strconv.Itoa(i)+`-0`), 1)
+		if i == 1700 || i == 2900 {
+			line = []byte("{bad")
+		}
+		many.Write(line)
+		many.WriteByte('\n')
+	}
+	for range 5 {
+		_, err := Cases("cases.jsonl", many.Bytes(), nil, s.Policy)
+		if err == nil || !strings.HasPrefix(err.Error(), "cases.jsonl:1701:") {
+			t.Fatalf("error = %v, want line 1701", err)
+		}
+	}
+}

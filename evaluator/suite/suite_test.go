@@ -1,0 +1,136 @@
+package suite
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestAnchor(t *testing.T) {
+	tests := map[string]string{
+		"ER-2026.10 §4.2":     "rule-er-2026-10-4-2",
+		"ER-2026.10 §10.1.3":  "rule-er-2026-10-10-1-3",
+		"AB1-2030.01 §7":      "rule-ab1-2030-01-7",
+		"--X--":               "rule-x",
+		"ÉR-2026.10 §1 (new)": "rule-r-2026-10-1-new",
+	}
+	for id, want := range tests {
+		if got := Anchor(id); got != want {
+			t.Errorf("Anchor(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
+
+func TestParseRuleID(t *testing.T) {
+	tests := []struct {
+		text, id, title string
+		ok              bool
+	}{
+		{"ER-2026.10 §4.2 Receipts for amounts over USD 25", "ER-2026.10 §4.2", "Receipts for amounts over USD 25", true},
+		{"ER-2026.10 §4.2", "ER-2026.10 §4.2", "", true},
+		{"ER-2026.10 §4.2: Receipts", "ER-2026.10 §4.2", "Receipts", true},
+		{"ER-2026.10 §4.2. Receipts", "ER-2026.10 §4.2", "Receipts", true},
+		{"ER-2026.10 §12.3.4 Deep", "ER-2026.10 §12.3.4", "Deep", true},
+		{"ER-2026.10 §4.2a Receipts", "", "", false},
+		{"ER-2026.10  §4.2 two spaces", "", "", false},
+		{"ER-2026.1 §4.2 short month", "", "", false},
+		{"er-2026.10 §4.2 lower case", "", "", false},
+		{"Receipts ER-2026.10 §4.2", "", "", false},
+		{"ER-2026.10 S4.2", "", "", false},
+	}
+	for _, tt := range tests {
+		r, ok := ParseRuleID(tt.text)
+		if ok != tt.ok || r.ID != tt.id || r.Title != tt.title {
+			t.Errorf("ParseRuleID(%q) = %q %q %v, want %q %q %v", tt.text, r.ID, r.Title, ok, tt.id, tt.title, tt.ok)
+		}
+	}
+}
+
+func TestParsePolicy(t *testing.T) {
+	src := "# Policy ER-2026.10\n\nIntro.\n\n## ER-2026.10 §1 General\n\n```\n## ER-2026.10 §9 in a code block is not a rule\n```\n\nER-2026.10 §2 Setext\n---\n\n### **ER-2026.10 §3.1** Bold id\n"
+	p, err := ParsePolicy("POLICY.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range p.Rules {
+		got = append(got, r.ID+"@"+strconv.Itoa(r.Line))
+	}
+	want := "ER-2026.10 §1@5 ER-2026.10 §2@11 ER-2026.10 §3.1@14"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("rules = %v, want %s", got, want)
+	}
+	if p.Version != "ER-2026.10" {
+		t.Errorf("version = %q", p.Version)
+	}
+	if r, ok := p.Successor("ER-2026.08 §3.1"); !ok || r.ID != "ER-2026.10 §3.1" {
+		t.Errorf("Successor = %v %v", r, ok)
+	}
+	if _, ok := p.Successor("XY-2026.08 §3.1"); ok {
+		t.Error("a rule of another series has a successor")
+	}
+}
+
+func TestParsePolicyErrors(t *testing.T) {
+	tests := []struct {
+		src, want string
+	}{
+		{"# Nothing here\n", "POLICY.md: no rule headings found"},
+		{"## ER-2026.10 §1 A\n\n## ER-2026.08 §2 B\n", "POLICY.md:3: rule ER-2026.08 §2 has version ER-2026.08"},
+		{"## ER-2026.10 §1 A\n\n## ER-2026.10 §1 Again\n", "POLICY.md:3: rule ER-2026.10 §1 is defined twice (first at line 1)"},
+	}
+	for _, tt := range tests {
+		_, err := ParsePolicy("POLICY.md", []byte(tt.src))
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("ParsePolicy(%q) error = %v, want prefix %q", tt.src, err, tt.want)
+		}
+	}
+}
+
+func TestNumber(t *testing.T) {
+	good := []string{"0", "-0", "12.5", "1e3", "0.025", "1E-2"}
+	for _, lit := range good {
+		if _, err := ParseNumber(lit); err != nil {
+			t.Errorf("ParseNumber(%q): %v", lit, err)
+		}
+	}
+	bad := []string{"", "01", "+1", "1e999", "NaN", "0x10", " 1", "1.", strings.Repeat("1", 65)}
+	for _, lit := range bad {
+		if _, err := ParseNumber(lit); err == nil {
+			t.Errorf("ParseNumber(%q) accepted", lit)
+		}
+	}
+	if MustNumber("0.30").Cmp(MustNumber("3e-1")) != 0 || MustNumber("1").Cmp(MustNumber("1.0000000000000000001")) >= 0 {
+		t.Error("Cmp is not exact")
+	}
+}
+
+func FuzzParsePolicy(f *testing.F) {
+	f.Add("## ER-2026.10 §4.2 Receipts\n\ntext\n")
+	f.Add("ER-2026.10 §1\n===\n# ER-2026.10 §1.1 *x*\n")
+	f.Add("> ## ER-2026.10 §2 quoted\n- ## ER-2026.10 §3 listed\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		p, err := ParsePolicy("POLICY.md", []byte(src))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "POLICY.md") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		lines := strings.Count(src, "\n") + 1
+		for _, r := range p.Rules {
+			if got, ok := p.Rule(r.ID); !ok || got != r {
+				t.Fatalf("rule %q not found by id", r.ID)
+			}
+			if r.Line < 1 || r.Line > lines {
+				t.Fatalf("rule %q on line %d of %d", r.ID, r.Line, lines)
+			}
+			if again, ok := ParseRuleID(r.ID); !ok || again.ID != r.ID {
+				t.Fatalf("rule id %q does not parse again", r.ID)
+			}
+			if a := Anchor(r.ID); strings.Trim(a, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" || strings.Contains(a, "--") {
+				t.Fatalf("anchor %q has characters outside [a-z0-9-]", a)
+			}
+		}
+	})
+}
