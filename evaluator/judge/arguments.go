@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,11 +87,17 @@ func compare(path string, exp, act any, ms *[]Mismatch) {
 	*ms = append(*ms, Mismatch{Path: path, Expected: exp, Actual: act})
 }
 
-// plainKey is a key that reads well after a dot.
-var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
+// keySegment extends a path with an object key: ".key" where the key reads
+// well after a dot, `["odd key"]` otherwise.
 func keySegment(k string) string {
-	if plainKey.MatchString(k) {
+	plain := k != ""
+	for i, c := range k {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			plain = false
+			break
+		}
+	}
+	if plain {
 		return "." + k
 	}
 	q, _ := json.Marshal(k)

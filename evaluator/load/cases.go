@@ -2,7 +2,6 @@ package load
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -89,9 +88,7 @@ func parseCase(file string, line int, text []byte, schema *jsonschema.Schema, po
 	if r.err == nil && !c.Severity.Valid() {
 		r.fail("severity", "unknown severity %q: use critical, major or minor", c.Severity)
 	}
-	if input := r.object(r.field(obj, "", "input"), "input"); r.err == nil {
-		c.Input, _ = json.Marshal(input)
-	}
+	c.Input = r.object(r.field(obj, "", "input"), "input")
 	exp := r.object(r.field(obj, "", "expected"), "expected")
 	e := &c.Expected
 	e.Decision = suite.Decision(r.str(r.field(exp, "expected", "decision"), "expected.decision"))

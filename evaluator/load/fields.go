@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
@@ -21,6 +22,16 @@ func decodeJSON(text []byte) (any, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("invalid JSON: unexpected data after the value at column %d", dec.InputOffset()+1)
+	}
+	// encoding/json lets a repeated name win silently and mends bad UTF-8;
+	// either would let a line mean something other than it says.
+	if !jsontext.Value(text).IsValid() {
+		_, err := jsontext.NewDecoder(bytes.NewReader(text)).ReadValue()
+		var syn *jsontext.SyntacticError
+		if errors.As(err, &syn) {
+			return nil, fmt.Errorf("invalid JSON at column %d: %v", syn.ByteOffset+1, syn.Err)
+		}
+		return nil, fmt.Errorf("invalid JSON: %v", err)
 	}
 	return v, nil
 }

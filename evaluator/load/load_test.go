@@ -102,6 +102,10 @@ func TestOutputsBadInput(t *testing.T) {
 		{"huge cost", replace(`"cost_usd":0.009`, `"cost_usd":1e999`), "out.jsonl:1: cost_usd: 1e999 is out of range"},
 		{"unknown case", replace(`"ER-001"`, `"ER-999"`), `out.jsonl:1: case_id: "ER-999" is not a case of the suite`},
 		{"unsafe case id", replace(`"ER-001"`, `"../etc"`), `out.jsonl:1: case_id: "../etc" is not a case of the suite`},
+		{"duplicate member name", replace(`"decision":"approve"`, `"decision":"approve","decision":"reject"`), `out.jsonl:1: invalid JSON at column`},
+		{"invalid UTF-8", replace(`"ER-2026.10 §2.1"`, "\"\xff\""), `out.jsonl:1: invalid JSON at column`},
+		{"null citation", replace(`"ER-2026.10 §2.1",`, `null,`), "out.jsonl:1: citations[0]: expected a string, got null"},
+		{"case-folded name", replace(`"case_id"`, `"CASE_ID"`), "out.jsonl:1: case_id: missing required field"},
 		{"duplicate case", outputLine + "\n\n" + outputLine, `out.jsonl:3: case_id: duplicate case_id "ER-001" (first at line 1)`},
 	}
 	for _, tt := range tests {
@@ -206,6 +210,7 @@ func TestCasesBadInput(t *testing.T) {
 		{"call is forbidden", replace(`["approve_expense"]`, `["reject_expense"]`), "cases.jsonl:1: expected."},
 		{"duplicate case id", good + "\n" + good, `cases.jsonl:2: case_id: duplicate case_id "ER-100" (first at line 1)`},
 		{"empty suite", "\n\n", "cases.jsonl: the suite has no cases"},
+		{"duplicate member name", replace(`"severity":"major"`, `"severity":"major","severity":"minor"`), "cases.jsonl:1: invalid JSON at column"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
