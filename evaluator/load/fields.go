@@ -12,40 +12,75 @@ import (
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
-// decodeJSON decodes exactly one JSON value, numbers kept as json.Number.
+// decodeJSON decodes exactly one JSON value into maps, slices, strings,
+// booleans, nil and json.Number (the literal, so numbers compare exactly).
+// It is strict where encoding/json is lenient: a repeated member name and
+// invalid UTF-8 are errors, since either would let a line mean something
+// other than it says.
 func decodeJSON(text []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, jsonError(text, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("invalid JSON: unexpected data after the value at column %d", dec.InputOffset()+1)
-	}
-	// encoding/json lets a repeated name win silently and mends bad UTF-8;
-	// either would let a line mean something other than it says.
-	if !jsontext.Value(text).IsValid() {
-		_, err := jsontext.NewDecoder(bytes.NewReader(text)).ReadValue()
-		var syn *jsontext.SyntacticError
-		if errors.As(err, &syn) {
-			return nil, fmt.Errorf("invalid JSON at column %d: %v", syn.ByteOffset+1, syn.Err)
+	dec := jsontext.NewDecoder(bytes.NewReader(text))
+	v, err := readValue(dec)
+	if err == nil {
+		if _, err = dec.ReadToken(); err == io.EOF {
+			return v, nil
+		} else if err == nil {
+			err = fmt.Errorf("unexpected data after the value")
 		}
-		return nil, fmt.Errorf("invalid JSON: %v", err)
 	}
-	return v, nil
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) {
+		return nil, fmt.Errorf("invalid JSON at column %d: %v", syn.ByteOffset+1, syn.Err)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("invalid JSON: the value ends early (at column %d)", len(text)+1)
+	}
+	return nil, fmt.Errorf("invalid JSON at column %d: %v", dec.InputOffset()+1, err)
 }
 
-// jsonError words a decoding error with the column where it happened.
-func jsonError(text []byte, err error) error {
-	var syn *json.SyntaxError
-	switch {
-	case errors.As(err, &syn):
-		return fmt.Errorf("invalid JSON at column %d: %s", syn.Offset, syn.Error())
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return fmt.Errorf("invalid JSON: the value ends early (at column %d)", len(text)+1)
+// readValue builds one value from the token stream.
+func readValue(dec *jsontext.Decoder) (any, error) {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, err
 	}
-	return fmt.Errorf("invalid JSON: %v", err)
+	switch tok.Kind() {
+	case 'n':
+		return nil, nil
+	case 'f', 't':
+		return tok.Bool(), nil
+	case '"':
+		return tok.String(), nil
+	case '0':
+		return json.Number(tok.String()), nil
+	case '[':
+		arr := []any{}
+		for dec.PeekKind() != ']' {
+			v, err := readValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		_, err := dec.ReadToken()
+		return arr, err
+	case '{':
+		obj := map[string]any{}
+		for dec.PeekKind() != '}' {
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			name := tok.String() // the token is void after the next read
+			v, err := readValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			obj[name] = v
+		}
+		_, err := dec.ReadToken()
+		return obj, err
+	}
+	return nil, fmt.Errorf("unexpected %v", tok)
 }
 
 // fieldReader pulls typed fields out of a decoded JSON object and keeps the

@@ -84,3 +84,15 @@ func Gate(file string, data []byte) (suite.Gate, error) {
 	}
 	return g, nil
 }
+
+// jsonError words an encoding/json error with the column where it happened.
+func jsonError(text []byte, err error) error {
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("invalid JSON at column %d: %s", syn.Offset, syn.Error())
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return fmt.Errorf("invalid JSON: the value ends early (at column %d)", len(text)+1)
+	}
+	return fmt.Errorf("invalid JSON: %v", err)
+}

@@ -89,7 +89,7 @@ func TestOutputsBadInput(t *testing.T) {
 		name, in, want string
 	}{
 		{"malformed JSON", "\n" + outputLine[:40], "out.jsonl:2: invalid JSON"},
-		{"trailing data", outputLine + " {}", "out.jsonl:1: invalid JSON: unexpected data"},
+		{"trailing data", outputLine + " {}", "out.jsonl:1: invalid JSON at column"},
 		{"not an object", "[1]", "out.jsonl:1: expected an object, got an array"},
 		{"missing field", replace(`"latency_ms":410,`, ""), "out.jsonl:1: latency_ms: missing required field"},
 		{"mistyped field", replace(`"latency_ms":410`, `"latency_ms":"410"`), "out.jsonl:1: latency_ms: expected a number, got a string"},

@@ -1,0 +1,58 @@
+package load
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func sampleLines(b *testing.B, name string) []numbered {
+	data, err := os.ReadFile(filepath.Join(sampleDir, name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return splitLines(data)
+}
+
+func BenchmarkParseOutput(b *testing.B) {
+	lines := sampleLines(b, "outputs/baseline-v1.jsonl")
+	b.SetBytes(int64(len(bytes.Join(func() [][]byte {
+		var t [][]byte
+		for _, l := range lines {
+			t = append(t, l.text)
+		}
+		return t
+	}(), nil))))
+	for b.Loop() {
+		for _, l := range lines {
+			if _, err := parseOutput("out.jsonl", l.line, l.text); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkParseOutputSlow(b *testing.B) {
+	lines := sampleLines(b, "outputs/baseline-v1.jsonl")
+	for b.Loop() {
+		for _, l := range lines {
+			if _, err := slowOutput("out.jsonl", l.line, l.text); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkParseCase(b *testing.B) {
+	s := sampleSuite(b)
+	schema := sampleSchema(b)
+	lines := sampleLines(b, CasesFile)
+	for b.Loop() {
+		for _, l := range lines {
+			if _, err := parseCase("cases.jsonl", l.line, l.text, schema, s.Policy); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
