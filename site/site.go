@@ -1,41 +1,103 @@
-// Package site renders an evaluated release as a static report site.
+// Package site renders an evaluated release as a static report site:
+// the release overview, a page per snapshot, a drilldown per case of each
+// snapshot, a history page per case, the policy with its rule anchors,
+// the handoff note, the results files and the release report.
+//
+// Pages are typed structs built from the evaluation (the logic lives in
+// their builders) and rendered with html/template: templates/base.html is
+// the frame, and each page template is parsed with it into a set of its
+// own. Every link is relative, so a build works at a domain root, under a
+// sub-path and from disk, and two builds of the same inputs are
+// byte-identical.
 package site
 
 import (
 	"errors"
+	"fmt"
+	"html/template"
 	"io/fs"
+	"os"
+	"path/filepath"
 
+	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/load"
+	"github.com/releasegate/releasegate/site/write"
 )
 
 // Input is everything the site shows.
 type Input struct {
 	Release *evaluator.Release // evaluated with Options.KeepOutputs
-	Handoff []byte             // HANDOFF.md, Markdown
+	Handoff []byte             // HANDOFF.md, Markdown; empty: no handoff page
 }
 
-// Renderer renders pages with one parsed template set.
-type Renderer struct{ web fs.FS }
+// Renderer renders pages with one parsed template set. It is safe for
+// concurrent use.
+type Renderer struct {
+	web       fs.FS
+	templates map[string]*template.Template
+	assets    []asset
+	css       template.CSS // the stylesheet, inlined into 404.html
+}
 
 // NewRenderer parses the templates of web (templates/ and assets/).
-func NewRenderer(web fs.FS) (*Renderer, error) { return &Renderer{web: web}, nil }
+func NewRenderer(web fs.FS) (*Renderer, error) {
+	ts, err := parseTemplates(web)
+	if err != nil {
+		return nil, err
+	}
+	as, err := readAssets(web)
+	if err != nil {
+		return nil, err
+	}
+	r := &Renderer{web: web, templates: ts, assets: as}
+	for _, a := range as {
+		if a.path == stylePath {
+			// Trusted: the stylesheet ships with the program.
+			r.css = template.CSS(a.data)
+		}
+	}
+	return r, nil
+}
 
-// Emit receives one rendered file at its slash path relative to the site root.
+// Emit receives one rendered file at its slash path relative to the site
+// root. The Render methods call it from one goroutine at a time, and each
+// call gets a slice of its own that emit may keep.
 type Emit func(path string, data []byte) error
 
-// RenderAll renders every file of the site.
-func (r *Renderer) RenderAll(in *Input, emit Emit) error { return errors.New("site: not implemented") }
+// RenderAll renders every file of the site, pages in parallel.
+func (r *Renderer) RenderAll(in *Input, emit Emit) error {
+	v, err := newView(in)
+	if err != nil {
+		return err
+	}
+	return run(r.allJobs(v), emit, true, nil)
+}
 
 // RenderSnapshot renders the files that belong to one snapshot only: its page,
 // its case drilldowns and its results JSON.
 func (r *Renderer) RenderSnapshot(in *Input, label string, emit Emit) error {
-	return errors.New("site: not implemented")
+	v, err := newView(in)
+	if err != nil {
+		return err
+	}
+	s, ok := v.snapshot(label)
+	if !ok {
+		return fmt.Errorf("site: no snapshot labelled %q", label)
+	}
+	return run(r.snapshotJobs(v, s), emit, true, nil)
 }
 
 // RenderShared renders the files that depend on every snapshot: the overview,
 // the per-case history pages, policy.html, handoff.html, RELEASE_REPORT.md,
 // 404.html, .nojekyll and the assets.
-func (r *Renderer) RenderShared(in *Input, emit Emit) error { return errors.New("site: not implemented") }
+func (r *Renderer) RenderShared(in *Input, emit Emit) error {
+	v, err := newView(in)
+	if err != nil {
+		return err
+	}
+	return run(r.sharedJobs(v), emit, true, nil)
+}
 
 // BuildOptions tune Build.
 type BuildOptions struct {
@@ -46,7 +108,82 @@ type BuildOptions struct {
 }
 
 // Build evaluates the data folder and writes the whole site to out
-// atomically: a failed build leaves out as it was.
+// atomically: a failed build leaves out as it was. A missing HANDOFF.md
+// is no error: the site then has no handoff page and links to none.
 func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
-	return nil, errors.New("site: not implemented")
+	if err := checkOut(data, out); err != nil {
+		return nil, err
+	}
+	web := opts.Web
+	if web == nil {
+		web = releasegate.Web()
+	}
+	r, err := NewRenderer(web)
+	if err != nil {
+		return nil, err
+	}
+	in, err := loadInput(data)
+	if err != nil {
+		return nil, err
+	}
+	v, err := newView(in)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := write.NewTree(out)
+	if err != nil {
+		return nil, err
+	}
+	// The tree takes writes from any goroutine, so files are written by
+	// the workers that render them.
+	if err := run(r.allJobs(v), tree.Write, false, opts.Progress); err != nil {
+		tree.Abort()
+		return nil, err
+	}
+	if err := tree.Commit(); err != nil {
+		return nil, err
+	}
+	return in.Release, nil
+}
+
+// loadInput evaluates the data folder with every output kept and reads
+// its HANDOFF.md, which may be missing.
+func loadInput(data string) (*Input, error) {
+	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: true})
+	if err != nil {
+		return nil, err
+	}
+	handoff, err := os.ReadFile(filepath.Join(data, load.HandoffFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return &Input{Release: rel, Handoff: handoff}, nil
+}
+
+// checkOut refuses an output folder whose replacement would destroy
+// something that is not a site: the data folder or a folder holding it,
+// or a folder with files that no build or evaluate wrote.
+func checkOut(data, out string) error {
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	absData, err := filepath.Abs(data)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(absOut, absData); err == nil && filepath.IsLocal(rel) || absOut == absData {
+		return fmt.Errorf("site: refusing to replace %s: it holds the data folder %s", out, data)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil || len(entries) == 0 {
+		return nil // a new or empty folder, or one NewTree will report on
+	}
+	for _, e := range entries {
+		switch e.Name() {
+		case overviewPath, reportPath, "results":
+			return nil
+		}
+	}
+	return fmt.Errorf("site: refusing to replace %s: it is not empty and holds no earlier site (no %s, %s or results/)", out, overviewPath, reportPath)
 }

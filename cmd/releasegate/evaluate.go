@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/ciout"
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
@@ -15,8 +20,8 @@ import (
 
 const evaluateHelp = `Usage:
 
-  releasegate evaluate --all [--data data] [--out public]
-  releasegate evaluate --cases F --outputs F [--label L] --output F [--data data]
+  releasegate evaluate --all [--data data] [--out public] [--junit F] [--summary F] [--format text|json] [--quiet]
+  releasegate evaluate --cases F --outputs F [--label L] --output F [--data data] [--junit F] [--summary F] [--format text|json] [--quiet]
 
 Judge output snapshots against the regression suite and decide each one.
 
@@ -29,6 +34,12 @@ written to --output. POLICY.md, gate.json and case.schema.json come from
 --data. The label defaults to the outputs file name without .jsonl. This form
 is a CI gate; its exit status is the decision.
 
+Both forms can also write what CI systems read: a JUnit XML report (one test
+case per regression case, failures with their codes and details, severity as
+a property, the decision and gates as suite properties) and a Markdown step
+summary (decision, gates with margins, failing cases). The summary is
+appended to its file, as GitHub expects of $GITHUB_STEP_SUMMARY.
+
 Exit status:
   0  PASS (or --all completed)
   3  REVIEW
@@ -37,20 +48,38 @@ Exit status:
   2  bad usage
 
 Flags:
-  --all           judge every snapshot of the data folder
-  --data DIR      data folder (default "data")
-  --out DIR       where --all writes results/ and RELEASE_REPORT.md (default "public")
-  --cases FILE    the suite, for a single snapshot
-  --outputs FILE  the snapshot's outputs
-  --label NAME    the snapshot's name
-  --output FILE   the results file to write
+  --all             judge every snapshot of the data folder
+  --data DIR        data folder (default "data")
+  --out DIR         where --all writes results/ and RELEASE_REPORT.md (default "public")
+  --cases FILE      the suite, for a single snapshot
+  --outputs FILE    the snapshot's outputs
+  --label NAME      the snapshot's name
+  --output FILE     the results file to write
+  --junit FILE      also write a JUnit XML report to FILE
+  --summary FILE    also append a Markdown summary to FILE
+  --format FORMAT   what to print on stdout: "text" (default) or "json": the
+                    results file (one snapshot) or an array of them (--all)
+  --quiet           print nothing but errors (--format json still prints)
+
+Colour marks the decisions only when stdout is a terminal and NO_COLOR is
+not set.
 
 Examples:
 
   releasegate evaluate --all
   releasegate evaluate --cases data/cases.jsonl --outputs data/outputs/candidate-v3.jsonl \
       --label candidate-v3 --output public/results/candidate-v3.json
+  releasegate evaluate --cases data/cases.jsonl --outputs data/outputs/candidate-v2.jsonl \
+      --output results.json --junit junit.xml --summary "$GITHUB_STEP_SUMMARY"
+  releasegate evaluate --all --format json --quiet > results.json
 `
+
+// ciOutputs are the evaluate flags shared by both forms: extra files for
+// CI and how to print.
+type ciOutputs struct {
+	junit, summary, format string
+	quiet                  bool
+}
 
 func runEvaluate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("evaluate", evaluateHelp, stderr)
@@ -61,18 +90,31 @@ func runEvaluate(args []string, stdout, stderr io.Writer) int {
 	outputs := fs.String("outputs", "", "")
 	label := fs.String("label", "", "")
 	output := fs.String("output", "", "")
+	var ci ciOutputs
+	fs.StringVar(&ci.junit, "junit", "", "")
+	fs.StringVar(&ci.summary, "summary", "", "")
+	fs.StringVar(&ci.format, "format", "text", "")
+	fs.BoolVar(&ci.quiet, "quiet", false, "")
 	if code := parseFlags(fs, evaluateHelp, args, stdout, stderr); code >= 0 {
 		return code
 	}
+	if ci.format != "text" && ci.format != "json" {
+		return usageError(stderr, "evaluate", "--format is %q; use text or json", ci.format)
+	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, name := range []string{"junit", "summary"} {
+		if set[name] && fs.Lookup(name).Value.String() == "" {
+			return usageError(stderr, "evaluate", "--%s needs a file name", name)
+		}
+	}
 	if *all {
 		for _, single := range []string{"cases", "outputs", "label", "output"} {
 			if set[single] {
 				return usageError(stderr, "evaluate", "--%s evaluates one snapshot and cannot be combined with --all", single)
 			}
 		}
-		return evaluateAll(*data, *out, stdout, stderr)
+		return evaluateAll(*data, *out, ci, stdout, stderr)
 	}
 	if set["out"] {
 		return usageError(stderr, "evaluate", "--out goes with --all; a single snapshot writes to --output")
@@ -82,20 +124,46 @@ func runEvaluate(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "evaluate", "give --all, or --cases, --outputs and --output for one snapshot (missing --%s)", need)
 		}
 	}
-	return evaluateOne(*data, *cases, *outputs, *label, *output, stdout, stderr)
+	return evaluateOne(*data, *cases, *outputs, *label, *output, ci, stdout, stderr)
 }
 
-func evaluateAll(data, out string, stdout, stderr io.Writer) int {
-	rel, err := evaluator.EvaluateDir(data, evaluator.Options{})
+func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
+	// The JUnit report gives each case its recorded latency as its time,
+	// which needs the outputs.
+	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: ci.junit != ""})
 	if err != nil {
 		return failure(stderr, err)
 	}
 	if err := writeResults(out, rel); err != nil {
 		return failure(stderr, err)
 	}
-	fmt.Fprint(stdout, rel.Table())
-	fmt.Fprintf(stdout, "\nwrote %s and %d results files in %s\n", filepath.Join(out, "RELEASE_REPORT.md"), len(rel.Snapshots), filepath.Join(out, "results"))
+	if err := writeCIOutputs(rel, ci); err != nil {
+		return failure(stderr, err)
+	}
+	switch {
+	case ci.format == "json":
+		results := make([]evaluator.Result, len(rel.Snapshots))
+		for i, s := range rel.Snapshots {
+			results[i] = s.Result
+		}
+		stdout.Write(encodeJSON(results))
+	case !ci.quiet:
+		fmt.Fprint(stdout, colourTable(rel, paletteFor(stdout)))
+		fmt.Fprintf(stdout, "\nwrote %s and %d results files in %s\n", filepath.Join(out, "RELEASE_REPORT.md"), len(rel.Snapshots), filepath.Join(out, "results"))
+	}
 	return exitOK
+}
+
+// colourTable is the comparison table with each snapshot's decision
+// coloured. Table lines follow the snapshots, after one header line.
+func colourTable(rel *evaluator.Release, p palette) string {
+	lines := strings.SplitAfter(rel.Table(), "\n")
+	for i, s := range rel.Snapshots {
+		if i+1 < len(lines) {
+			lines[i+1] = p.lastWord(lines[i+1], s.Result.Decision)
+		}
+	}
+	return strings.Join(lines, "")
 }
 
 // writeResults replaces <out>/results with one file per snapshot and
@@ -117,7 +185,47 @@ func writeResults(out string, rel *evaluator.Release) error {
 	return write.File(filepath.Join(out, "RELEASE_REPORT.md"), rel.Report())
 }
 
-func evaluateOne(data, cases, outputs, label, output string, stdout, stderr io.Writer) int {
+// writeCIOutputs writes the JUnit report (replacing the file) and appends
+// the step summary, when asked.
+func writeCIOutputs(rel *evaluator.Release, ci ciOutputs) error {
+	if ci.junit != "" {
+		if err := write.File(ci.junit, ciout.JUnit(rel)); err != nil {
+			return err
+		}
+	}
+	if ci.summary != "" {
+		return appendFile(ci.summary, ciout.Summary(rel))
+	}
+	return nil
+}
+
+// appendFile adds data to the end of path, creating it if needed. A step
+// summary file is shared by every step of a job, so it is never replaced.
+func appendFile(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// encodeJSON indents v like the results files do.
+func encodeJSON(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		panic(err) // unreachable: results hold only encodable values
+	}
+	return b.Bytes()
+}
+
+func evaluateOne(data, cases, outputs, label, output string, ci ciOutputs, stdout, stderr io.Writer) int {
 	if label == "" {
 		l, err := load.Label(outputs)
 		if err != nil {
@@ -131,18 +239,27 @@ func evaluateOne(data, cases, outputs, label, output string, stdout, stderr io.W
 	if err != nil {
 		return failure(stderr, err)
 	}
-	snap, err := evaluator.EvaluateFile(s, label, outputs, evaluator.Options{})
+	snap, err := evaluator.EvaluateFile(s, label, outputs, evaluator.Options{KeepOutputs: ci.junit != ""})
 	if err != nil {
 		return failure(stderr, err)
 	}
 	if err := write.File(output, snap.JSON()); err != nil {
 		return failure(stderr, err)
 	}
+	if err := writeCIOutputs(&evaluator.Release{Suite: s, Snapshots: []*evaluator.Snapshot{snap}}, ci); err != nil {
+		return failure(stderr, err)
+	}
 	r := snap.Result
-	fmt.Fprintf(stdout, "%s: %s (%s passed, %d critical failures, p95 %s, average %s)\n", label, r.Decision, snap.PassCount(), r.CriticalFailures, snap.P95Text(), snap.AvgCostText())
-	for _, c := range snap.FailingCases() {
-		for _, f := range c.Failures {
-			fmt.Fprintf(stdout, "  %s [%s] %s: %s\n", c.CaseID, c.Severity, f.Code, f.Detail)
+	switch {
+	case ci.format == "json":
+		stdout.Write(snap.JSON())
+	case !ci.quiet:
+		p := paletteFor(stdout)
+		fmt.Fprintf(stdout, "%s: %s (%s passed, %d critical failures, p95 %s, average %s)\n", label, p.decision(r.Decision), snap.PassCount(), r.CriticalFailures, snap.P95Text(), snap.AvgCostText())
+		for _, c := range snap.FailingCases() {
+			for _, f := range c.Failures {
+				fmt.Fprintf(stdout, "  %s [%s] %s: %s\n", c.CaseID, c.Severity, f.Code, f.Detail)
+			}
 		}
 	}
 	switch r.Decision {

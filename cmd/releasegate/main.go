@@ -48,6 +48,12 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"evaluate": {summary: "judge snapshots and decide PASS, REVIEW or BLOCK", help: evaluateHelp, run: runEvaluate},
+		"build":    {summary: "write the report site: overview, snapshots, drilldowns, policy", help: buildHelp, run: runBuild},
+		"init":     {summary: "start a new project: sample data, README and CI workflows", help: initHelp, run: runInit},
+		"version":  {summary: "print the version of releasegate and of Go", help: versionHelp, run: runVersion},
+		"bundle":   {summary: "pack the site and its inputs into one verifiable zip", help: bundleHelp, run: runBundle},
+		"verify":   {summary: "check a bundle is unchanged and its decisions still hold", help: verifyHelp, run: runVerify},
+		"serve":    {summary: "serve the site and rebuild it as the data changes", help: serveHelp, run: runServe},
 	}
 }
 

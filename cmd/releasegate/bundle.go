@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/bundle"
+)
+
+const bundleHelp = `Usage:
+
+  releasegate bundle [--data data] [-o FILE]
+
+Build the report site and pack it, with the inputs it was built from, into
+one zip archive to hand over: unzip it and open index.html, offline.
+
+The archive holds one folder, releasegate-<policy version>-<inputs hash>/,
+with the site at its root, results/<label>.json, RELEASE_REPORT.md, the
+inputs byte for byte in inputs/ (POLICY.md, case.schema.json, cases.jsonl,
+gate.json, HANDOFF.md, outputs/<label>.jsonl) and MANIFEST, the SHA-256 of
+every file in sha256sum format.
+
+The same inputs give a byte-identical archive. Every entry carries the time
+SOURCE_DATE_EPOCH when it is set, otherwise the first day of the policy
+version's month (ER-2026.10: 2026-10-01 00:00 UTC).
+
+Check an archive with "releasegate verify FILE".
+
+Exit status:
+  0  the archive was written, whatever the decisions
+  1  bad input or I/O failure (no archive is written)
+  2  bad usage
+
+Flags:
+  --data DIR  data folder (default "data")
+  -o FILE     the archive to write (default: releasegate-<version>-<hash>.zip
+              in the current folder)
+
+Examples:
+
+  releasegate bundle
+  SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) releasegate bundle -o handoff.zip
+`
+
+func runBundle(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("bundle", bundleHelp, stderr)
+	data := fs.String("data", "data", "")
+	output := fs.String("o", "", "")
+	if code := parseFlags(fs, bundleHelp, args, stdout, stderr); code >= 0 {
+		return code
+	}
+	opts := bundle.Options{Data: *data, Output: *output, Build: buildSite}
+	if epoch, ok := os.LookupEnv("SOURCE_DATE_EPOCH"); ok && epoch != "" {
+		t, err := bundle.ParseSourceDateEpoch(epoch)
+		if err != nil {
+			return usageError(stderr, "bundle", "%v", err)
+		}
+		opts.Modified = t
+	}
+	created, err := bundle.Create(opts)
+	if err != nil {
+		return failure(stderr, err)
+	}
+	fmt.Fprint(stdout, created.Release.Table())
+	fmt.Fprintf(stdout, "\nwrote %s: %d files, %s, sha256 %s\n", created.Path, created.Files, byteSize(created.Bytes), created.SHA256)
+	fmt.Fprintf(stdout, "check it with: releasegate verify %s\n", created.Path)
+	return exitOK
+}
+
+// buildSite writes the site with the embedded templates and assets.
+func buildSite(data, out string) (*evaluator.Release, error) {
+	return site.Build(data, out, site.BuildOptions{})
+}
+
+// byteSize writes a size for people: "812.4 KiB".
+func byteSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/releasegate/releasegate/site/bundle"
+)
+
+const verifyHelp = `Usage:
+
+  releasegate verify FILE
+
+Prove that a bundle written by "releasegate bundle" is unchanged and that
+its decisions still follow from its inputs.
+
+The archive is unpacked into a temporary folder, removed afterwards. An
+archive with absolute or "../" paths, links, unusual file modes, duplicate
+names, too many entries, or entries that expand beyond 64 MiB each, 512 MiB
+in all, or their declared size (zip bombs) is refused before anything is
+written. Then every file is checked against MANIFEST, and missing, extra
+and altered files are all named. Last, the bundled inputs are evaluated
+again; every results/<label>.json and RELEASE_REPORT.md must be exactly
+what that gives.
+
+Exit status:
+  0  verified
+  1  not verified, refused, or unreadable
+  2  bad usage
+
+Examples:
+
+  releasegate verify releasegate-ER-2026.10-3fa2c1d9.zip
+`
+
+func runVerify(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("verify", verifyHelp, stderr)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, verifyHelp)
+		return exitOK
+	case err != nil:
+		return usageError(stderr, "verify", "%v", err)
+	case fs.NArg() == 0:
+		return usageError(stderr, "verify", "name the bundle to verify")
+	case fs.NArg() > 1:
+		return usageError(stderr, "verify", "verify one bundle at a time (got %d arguments)", fs.NArg())
+	}
+	rep, err := bundle.Verify(fs.Arg(0), bundle.VerifyOptions{})
+	if err != nil {
+		return failure(stderr, err)
+	}
+	printVerifyReport(stdout, rep)
+	if !rep.Verified() {
+		fmt.Fprintf(stderr, "releasegate verify: %s: not verified (%d problems)\n", rep.Archive, len(rep.Problems))
+		return exitFail
+	}
+	return exitOK
+}
+
+func printVerifyReport(w io.Writer, rep *bundle.Report) {
+	if rep.Verified() {
+		fmt.Fprintf(w, "verified %s\n", rep.Archive)
+	} else {
+		fmt.Fprintf(w, "NOT VERIFIED %s: %d problems\n", rep.Archive, len(rep.Problems))
+		for _, p := range rep.Problems {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+	}
+	fmt.Fprintf(w, "  archive sha256 %s\n", rep.SHA256)
+	fmt.Fprintf(w, "  %d files listed in %s/MANIFEST\n", rep.Files, rep.Root)
+	if len(rep.Snapshots) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  %d snapshots evaluated again from inputs/:\n", len(rep.Snapshots))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "    snapshot\tbundled\trecomputed\t")
+	for _, s := range rep.Snapshots {
+		bundled := string(s.Bundled)
+		if bundled == "" {
+			bundled = "-"
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t\n", s.Label, bundled, s.Recomputed)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,301 @@
+package bundle
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/decide"
+)
+
+// VerifyOptions tune Verify.
+type VerifyOptions struct {
+	Limits Limits // zero fields take DefaultLimits
+	// TempDir is where the temporary extraction folder is made; "" means
+	// the system's temporary folder. The folder is removed afterwards.
+	TempDir string
+}
+
+// SnapshotCheck is one snapshot's decision as bundled and as recomputed.
+type SnapshotCheck struct {
+	Label      string
+	Bundled    decide.Decision // "" when the bundled results file is missing or unreadable
+	Recomputed decide.Decision
+}
+
+// Report is the outcome of verifying a bundle.
+type Report struct {
+	Archive   string
+	SHA256    string // of the archive file, to compare with a recorded one
+	Root      string // the bundle's top folder
+	Files     int    // files listed in MANIFEST
+	Snapshots []SnapshotCheck
+	Problems  []Problem // every reason the bundle is not verified
+}
+
+// Verified reports whether no problem was found.
+func (r *Report) Verified() bool { return len(r.Problems) == 0 }
+
+// Verify unpacks the bundle archive into a temporary folder, checks every
+// file against MANIFEST, and evaluates the bundled inputs again to compare
+// each results file and RELEASE_REPORT.md with what they give now. It
+// reports every problem it finds, not just the first. The error is for an
+// archive that cannot be read or is refused as unsafe (a *RefusedError).
+func Verify(archive string, opts VerifyOptions) (*Report, error) {
+	sum, err := fileSHA256(archive)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(opts.TempDir, "releasegate-verify-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	x, err := Extract(archive, filepath.Join(tmp, "bundle"), opts.Limits)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Archive: archive, SHA256: sum, Root: x.Root}
+	v := &verifier{x: x, rep: rep}
+	v.checkManifest()
+	v.checkRootName()
+	v.reevaluate()
+	return rep, nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// verifier holds one verification in progress.
+type verifier struct {
+	x   *Extracted
+	rep *Report
+}
+
+func (v *verifier) problem(path, kind, format string, args ...any) {
+	v.rep.Problems = append(v.rep.Problems, Problem{Path: path, Kind: kind, Detail: fmt.Sprintf(format, args...)})
+}
+
+// read returns a bundled file, or nil when the bundle has none.
+func (v *verifier) read(rel string) []byte {
+	if _, ok := v.x.Sums[rel]; !ok {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(v.x.Dir, filepath.FromSlash(rel)))
+	if err != nil {
+		v.problem(rel, Unproven, "cannot be read back: %v", err)
+		return nil
+	}
+	return data
+}
+
+// checkManifest reports every missing, extra and altered file.
+func (v *verifier) checkManifest() {
+	data := v.read(ManifestName)
+	if data == nil {
+		v.problem(ManifestName, Missing, "the bundle has no MANIFEST, so its files cannot be checked")
+		return
+	}
+	listed, problems := parseManifest(data)
+	v.rep.Problems = append(v.rep.Problems, problems...)
+	v.rep.Files = len(listed)
+	for _, p := range slices.Sorted(maps.Keys(listed)) {
+		got, ok := v.x.Sums[p]
+		switch {
+		case !ok:
+			v.problem(p, Missing, "listed in MANIFEST, not in the archive")
+		case got != listed[p]:
+			v.problem(p, Altered, "its SHA-256 is %s…, MANIFEST lists %s…", got[:16], listed[p][:16])
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(v.x.Sums)) {
+		if _, ok := listed[p]; !ok && p != ManifestName {
+			v.problem(p, Extra, "in the archive, not listed in MANIFEST")
+		}
+	}
+}
+
+// checkRootName compares the inputs hash in the top folder's name with
+// the bundled inputs.
+func (v *verifier) checkRootName() {
+	_, want, ok := parseRootName(v.x.Root)
+	if !ok {
+		v.problem(v.x.Root+"/", Invalid, "the top folder is not named releasegate-<policy version>-<inputs hash>")
+		return
+	}
+	var sums []fileSum
+	for p, s := range v.x.Sums {
+		sums = append(sums, fileSum{Path: p, Sum: s})
+	}
+	if got := inputsHash(sums); got != want {
+		v.problem(InputsDir+"/", Altered, "the inputs hash to %s, but the top folder is named after %s", got, want)
+	}
+}
+
+// reevaluate runs the evaluation on the bundled inputs and compares every
+// results file and the release report with the bundled ones.
+func (v *verifier) reevaluate() {
+	inputs := filepath.Join(v.x.Dir, InputsDir)
+	rel, err := evaluator.EvaluateDir(inputs, evaluator.Options{})
+	if err != nil {
+		// Name files as they are inside the bundle, not in the temporary folder.
+		msg := strings.ReplaceAll(err.Error(), v.x.Dir+string(filepath.Separator), "")
+		v.problem(InputsDir+"/", Unproven, "the bundled inputs cannot be evaluated again: %s", msg)
+		return
+	}
+	if version, _, ok := parseRootName(v.x.Root); ok && version != rel.Suite.Policy.Version {
+		v.problem(InputsDir+"/"+"POLICY.md", Differs, "policy version is %s, but the top folder is named after %s", rel.Suite.Policy.Version, version)
+	}
+	recomputed := map[string]bool{}
+	for _, s := range rel.Snapshots {
+		path := ResultsDir + "/" + s.Label() + ".json"
+		recomputed[path] = true
+		check := SnapshotCheck{Label: s.Label(), Recomputed: s.Result.Decision}
+		bundled := v.read(path)
+		if bundled == nil {
+			v.problem(path, Missing, "no bundled results for snapshot %s; recomputed decision %s", s.Label(), s.Result.Decision)
+			v.rep.Snapshots = append(v.rep.Snapshots, check)
+			continue
+		}
+		var b struct {
+			Decision decide.Decision `json:"decision"`
+		}
+		if json.Unmarshal(bundled, &b) == nil {
+			check.Bundled = b.Decision
+		}
+		v.rep.Snapshots = append(v.rep.Snapshots, check)
+		if fresh := s.JSON(); !bytes.Equal(bundled, fresh) {
+			v.problem(path, Differs, "%s", describeJSONDiff(bundled, fresh))
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(v.x.Sums)) {
+		if strings.HasPrefix(p, ResultsDir+"/") && strings.HasSuffix(p, ".json") && !recomputed[p] {
+			label := strings.TrimSuffix(strings.TrimPrefix(p, ResultsDir+"/"), ".json")
+			v.problem(p, Differs, "no snapshot %s/outputs/%s.jsonl to recompute it from", InputsDir, label)
+		}
+	}
+	bundled := v.read(ReportName)
+	if bundled == nil {
+		v.problem(ReportName, Missing, "the bundle has no release report")
+	} else if fresh := rel.Report(); !bytes.Equal(bundled, fresh) {
+		v.problem(ReportName, Differs, "%s", describeTextDiff(bundled, fresh))
+	}
+}
+
+// maxDiffs bounds the differences named for one file.
+const maxDiffs = 3
+
+// describeJSONDiff names the first fields where a bundled results file
+// differs from the recomputed one: `decision: "BLOCK" in the bundle,
+// "PASS" recomputed`.
+func describeJSONDiff(bundled, fresh []byte) string {
+	decode := func(b []byte) (any, error) {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		var v any
+		err := d.Decode(&v)
+		return v, err
+	}
+	got, err := decode(bundled)
+	if err != nil {
+		return fmt.Sprintf("not valid JSON (%v); the recomputed results differ", err)
+	}
+	want, _ := decode(fresh)
+	var diffs []string
+	jsonDiff("", got, want, &diffs)
+	switch {
+	case len(diffs) == 0:
+		return "same values as recomputed, but different bytes (formatting)"
+	case len(diffs) > maxDiffs:
+		return strings.Join(diffs[:maxDiffs], "; ") + fmt.Sprintf("; and %d more differences", len(diffs)-maxDiffs)
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// jsonDiff appends a line per differing value, by JSON path.
+func jsonDiff(path string, got, want any, out *[]string) {
+	field := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			break
+		}
+		for _, k := range slices.Sorted(maps.Keys(w)) {
+			if gv, ok := g[k]; ok {
+				jsonDiff(field(k), gv, w[k], out)
+			} else {
+				*out = append(*out, fmt.Sprintf("%s: absent in the bundle, %s recomputed", field(k), brief(w[k])))
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(g)) {
+			if _, ok := w[k]; !ok {
+				*out = append(*out, fmt.Sprintf("%s: %s in the bundle, absent recomputed", field(k), brief(g[k])))
+			}
+		}
+		return
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			break
+		}
+		for i := range w {
+			jsonDiff(fmt.Sprintf("%s[%d]", path, i), g[i], w[i], out)
+		}
+		return
+	default:
+		if fmt.Sprint(got) == fmt.Sprint(want) && sameKind(got, want) {
+			return
+		}
+	}
+	if path == "" {
+		path = "(whole file)"
+	}
+	*out = append(*out, fmt.Sprintf("%s: %s in the bundle, %s recomputed", path, brief(got), brief(want)))
+}
+
+func sameKind(a, b any) bool { return fmt.Sprintf("%T", a) == fmt.Sprintf("%T", b) }
+
+// brief writes a JSON value short enough for a one-line message.
+func brief(v any) string {
+	b, _ := json.Marshal(v)
+	return clip(string(b))
+}
+
+// describeTextDiff names the first line where two texts differ.
+func describeTextDiff(bundled, fresh []byte) string {
+	g, w := strings.Split(string(bundled), "\n"), strings.Split(string(fresh), "\n")
+	for i := 0; i < len(g) && i < len(w); i++ {
+		if g[i] != w[i] {
+			return fmt.Sprintf("line %d: %q in the bundle, %q recomputed", i+1, clip(g[i]), clip(w[i]))
+		}
+	}
+	if len(g) < len(w) {
+		return fmt.Sprintf("the bundle's copy ends at line %d; recomputed it goes on with %q", len(g), clip(w[len(g)]))
+	}
+	return fmt.Sprintf("the recomputed report ends at line %d; the bundle's copy goes on with %q", len(w), clip(g[len(w)]))
+}

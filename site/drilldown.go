@@ -1,0 +1,189 @@
+package site
+
+import (
+	"slices"
+
+	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/judge"
+	"github.com/releasegate/releasegate/evaluator/suite"
+)
+
+// DrilldownPage is snapshots/<label>/<case>.html: one case in one
+// snapshot, expected against actual.
+type DrilldownPage struct {
+	Layout
+	Label        string
+	SnapshotHref string
+	HistoryHref  string
+	ID           string
+	Title        string
+	Severity     string
+	Verdict      Badge
+	Failures     []judge.Failure
+	HasOutput    bool
+
+	ExpectedDecision string
+	ActualDecision   string
+	DecisionVerdict  Badge
+
+	ExpectedCall *CallView // nil when the case expects no call
+	ActualCalls  []CallView
+	CallsNote    string
+	Mismatches   []string
+
+	Forbidden         []ForbiddenRow
+	ExpectedCitations []CitationRow
+	ActualCitations   []CitationRow
+
+	Input     string
+	Latency   string
+	Cost      string
+	Elsewhere []NavLink
+}
+
+// CallView is one tool call, its arguments printed line by line.
+type CallView struct {
+	Name  string
+	Note  string // "forbidden for this case", "not the expected tool"
+	Lines []JSONLine
+}
+
+// ForbiddenRow is one tool the case forbids.
+type ForbiddenRow struct {
+	Tool    string
+	Verdict Badge
+	Text    string // "called", "not called"
+}
+
+// CitationRow is one cited identifier with its state against the policy.
+type CitationRow struct {
+	ID        string
+	Href      string // the rule on policy.html; "" when it is no rule
+	Class     string // "current", "outdated", "unknown", "missing"
+	State     string // in words
+	Icon      string // decoration beside State
+	Successor *NavLink
+}
+
+// citationRow checks a cited identifier; policy is the relative href of
+// policy.html.
+func citationRow(id string, p *suite.Policy, policy string) CitationRow {
+	c := judge.CheckCitation(id, p)
+	row := CitationRow{ID: id, Icon: "⚠"}
+	switch c.State {
+	case judge.Current:
+		row.Href, row.Class, row.State, row.Icon = policy+"#"+c.Rule.Anchor(), "current", "current rule", "✓"
+	case judge.Outdated:
+		row.Class, row.State = "outdated", "outdated: not a rule of the current policy"
+		if c.Rule.ID != "" {
+			row.State = "outdated; the current rule is"
+			row.Successor = &NavLink{Href: policy + "#" + c.Rule.Anchor(), Text: c.Rule.ID}
+		}
+	default:
+		row.Class, row.State = "unknown", "unknown: not a rule of the current policy"
+	}
+	return row
+}
+
+func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
+	c := v.in.Release.Suite.Cases[i]
+	res := s.Result.Cases[i]
+	out := s.Outputs[i]
+	label := s.Label()
+	path := drilldownPath(label, c.ID)
+	root := rootFor(path)
+	policy := root + policyPath
+	p := &DrilldownPage{
+		Layout:           v.info.layout(path, c.ID+" in "+label),
+		Label:            label,
+		SnapshotHref:     root + snapshotPath(label),
+		HistoryHref:      root + historyPath(c.ID),
+		ID:               c.ID,
+		Title:            c.Title,
+		Severity:         string(c.Severity),
+		Verdict:          verdictBadge(res.Passed),
+		Failures:         res.Failures,
+		HasOutput:        out != nil,
+		ExpectedDecision: string(c.Expected.Decision),
+		Input:            prettyInput(c.Input),
+	}
+	for _, l := range v.info.Labels {
+		if l != label {
+			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + drilldownPath(l, c.ID), Text: l})
+		}
+	}
+	exp := &c.Expected
+	if len(exp.ToolCalls) == 1 {
+		p.ExpectedCall = &CallView{Name: exp.ToolCalls[0].Name, Lines: jsonLines("arguments", exp.ToolCalls[0].Arguments)}
+	}
+	var called []string
+	var cited []string
+	if out != nil {
+		p.ActualDecision = string(out.Decision)
+		p.DecisionVerdict = verdictBadge(out.Decision == exp.Decision)
+		p.Latency, p.Cost = ms(out.LatencyMS.Rat()), usd(out.CostUSD.Rat())
+		cited = out.Citations
+		var mismatches []judge.Mismatch
+		if call, ok := judge.MatchedCall(exp, out.ToolCalls); ok {
+			mismatches = judge.CompareArguments(exp.ToolCalls[0].Arguments, call.Arguments)
+			markMismatches(p.ExpectedCall.Lines, mismatches, true)
+			for _, m := range mismatches {
+				p.Mismatches = append(p.Mismatches, m.String())
+			}
+		}
+		for _, call := range out.ToolCalls {
+			called = append(called, call.Name)
+			cv := CallView{Name: call.Name, Lines: jsonLines("arguments", call.Arguments)}
+			markMismatches(cv.Lines, mismatches, false)
+			switch {
+			case exp.Forbids(call.Name):
+				cv.Note = "forbidden for this case"
+			case p.ExpectedCall == nil:
+				cv.Note = "no tool call was expected"
+			case call.Name != p.ExpectedCall.Name:
+				cv.Note = "not the expected tool"
+			}
+			p.ActualCalls = append(p.ActualCalls, cv)
+		}
+		switch {
+		case len(out.ToolCalls) == 0 && p.ExpectedCall != nil:
+			p.CallsNote = "The output made no tool call."
+		case len(out.ToolCalls) > 1:
+			p.CallsNote = "The output made more than one tool call; exactly one is expected for an action."
+		}
+	}
+	for _, t := range exp.ForbiddenTools {
+		row := ForbiddenRow{Tool: t, Verdict: verdictBadge(true), Text: "not called"}
+		if slices.Contains(called, t) {
+			row.Verdict, row.Text = verdictBadge(false), "called"
+		}
+		p.Forbidden = append(p.Forbidden, row)
+	}
+	policyRules := v.in.Release.Suite.Policy
+	for _, id := range dedupe(exp.Citations) {
+		row := citationRow(id, policyRules, policy)
+		if out != nil && !slices.Contains(cited, id) {
+			row.Class, row.State, row.Icon = "missing", "missing from the output", "⚠"
+		}
+		p.ExpectedCitations = append(p.ExpectedCitations, row)
+	}
+	for _, id := range dedupe(cited) {
+		row := citationRow(id, policyRules, policy)
+		if row.Class == "current" && !slices.Contains(exp.Citations, id) {
+			row.State = "current rule, not expected (allowed)"
+		}
+		p.ActualCitations = append(p.ActualCitations, row)
+	}
+	return p
+}
+
+// dedupe keeps the first of repeated strings, in order.
+func dedupe(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,125 @@
+package e2e
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The harness is the ground every other test stands on: these tests show
+// that it does see each kind of problem it is meant to report, and reports
+// nothing for a clean page.
+
+const cleanPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>clean</title></head>
+<body><p>nothing to see</p><script>console.log("fine")</script></body></html>`
+
+// noisyPage does every bad thing the harness must notice. The foreign host
+// has a reserved name that resolves nowhere, and the tab refuses the
+// request before it is sent anyway.
+const noisyPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>noisy</title></head>
+<body><img src="missing.png" alt="">
+<script>
+console.error("boom");
+fetch("http://elsewhere.invalid/beacon").catch(() => {});
+alert("hello");
+setTimeout(() => { throw new Error("late failure"); }, 0);
+</script></body></html>`
+
+// inaccessiblePage has an image without alt text and a button without a
+// name, two violations axe-core rates critical.
+const inaccessiblePage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>inaccessible</title></head>
+<body><main><h1>Chart</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="40" height="40"><button></button></main></body></html>`
+
+func harnessServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/clean.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(cleanPage))
+	})
+	mux.HandleFunc("/noisy.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(noisyPage))
+	})
+	mux.HandleFunc("/inaccessible.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(inaccessiblePage))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func sameOrigin(origin string) func(string) bool {
+	return func(u string) bool { return strings.HasPrefix(u, origin+"/") }
+}
+
+func TestHarnessReportsNothingForACleanPage(t *testing.T) {
+	t.Parallel()
+	browser := shared.needBrowser(t)
+	srv := harnessServer(t)
+	tb := openTab(t, browser, sameOrigin(srv.URL)).withTimeout(t, pageTimeout)
+	status, err := tb.open(srv.URL + "/clean.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status != http.StatusOK {
+		t.Errorf("status = %d, want 200", status)
+	}
+	got := tb.log.snapshot()
+	if p := got.problems(); len(p) > 0 {
+		t.Errorf("clean page reported problems:\n%s", strings.Join(p, "\n"))
+	}
+	if !slices.Contains(got.Requests, srv.URL+"/clean.html") {
+		t.Errorf("requests %q do not include the page itself", got.Requests)
+	}
+}
+
+func TestHarnessReportsEveryKindOfProblem(t *testing.T) {
+	t.Parallel()
+	browser := shared.needBrowser(t)
+	srv := harnessServer(t)
+	tb := openTab(t, browser, sameOrigin(srv.URL)).withTimeout(t, pageTimeout)
+	if _, err := tb.open(srv.URL + "/noisy.html"); err != nil {
+		t.Fatal(err)
+	}
+	got := tb.log.snapshot()
+	checks := []struct {
+		kind  string
+		items []string
+		want  string
+	}{
+		{"off-scope request", got.OffScope, "http://elsewhere.invalid/beacon"},
+		{"failed load", got.Failed, "missing.png: HTTP 404"},
+		{"console error", got.Console, `"boom"`},
+		{"exception", got.Exceptions, "late failure"},
+		{"dialog", got.Dialogs, `alert("hello")`},
+	}
+	for _, c := range checks {
+		if !slices.ContainsFunc(c.items, func(s string) bool { return strings.Contains(s, c.want) }) {
+			t.Errorf("%s containing %q not recorded; got %q", c.kind, c.want, c.items)
+		}
+	}
+}
+
+func TestHarnessAxeFindsViolations(t *testing.T) {
+	t.Parallel()
+	browser := shared.needBrowser(t)
+	shared.needFile(t, "axe-core (npm axe-core)", axeScript)
+	srv := harnessServer(t)
+	tb := openTab(t, browser, sameOrigin(srv.URL)).withTimeout(t, pageTimeout)
+	if _, err := tb.open(srv.URL + "/inaccessible.html"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := axeProbe(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"image-alt", "button-name"} {
+		if !slices.ContainsFunc(got, func(v axeViolation) bool { return v.ID == want && v.blocking() }) {
+			t.Errorf("axe did not report %s as serious or critical; got %v", want, got)
+		}
+	}
+}

@@ -1,0 +1,192 @@
+package e2e
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/releasegate/releasegate/site"
+)
+
+// siteCache builds each site a test needs once per run, however many tests
+// ask for it and in whatever order.
+type siteCache struct {
+	tmp     string
+	sample  func() (string, error)
+	hostile func() (string, error)
+}
+
+func newSiteCache(tmp string) *siteCache {
+	c := &siteCache{tmp: tmp}
+	c.sample = sync.OnceValues(func() (string, error) {
+		return buildSite(sampleData, filepath.Join(tmp, "sample-site"))
+	})
+	c.hostile = sync.OnceValues(func() (string, error) {
+		data := filepath.Join(tmp, "hostile-data")
+		if err := writeHostileData(sampleData, data); err != nil {
+			return "", fmt.Errorf("make hostile data: %w", err)
+		}
+		return buildSite(data, filepath.Join(tmp, "hostile-site"))
+	})
+	return c
+}
+
+func buildSite(data, out string) (string, error) {
+	if _, err := site.Build(data, out, site.BuildOptions{}); err != nil {
+		return "", fmt.Errorf("build the site from %s: %w", data, err)
+	}
+	return out, nil
+}
+
+// sampleSite returns the folder of the site built from the sample data.
+func (e *environment) sampleSite(t testing.TB) string {
+	t.Helper()
+	dir, err := e.sites.sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// hostileSite returns the folder of the site built from the hostile data.
+func (e *environment) hostileSite(t testing.TB) string {
+	t.Helper()
+	dir, err := e.sites.hostile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// served is a built site as a browser reaches it: base is the URL of the
+// site's root folder and ends with a slash.
+type served struct {
+	dir  string
+	base string
+	// inScope tells which URLs the site's pages may request.
+	inScope func(string) bool
+}
+
+// subPath is where the HTTP server puts the site, as GitHub Pages does for
+// a project site: relative links must work below a domain's root.
+const subPath = "/releasegate/"
+
+// serveHTTP serves dir from a loopback server under subPath. Pages may load
+// whatever comes from the same origin.
+func serveHTTP(t testing.TB, dir string) served {
+	t.Helper()
+	srv := httptest.NewServer(siteHandler(dir))
+	t.Cleanup(srv.Close)
+	return served{dir: dir, base: srv.URL + subPath, inScope: sameOrigin(srv.URL)}
+}
+
+// siteHandler serves the files of dir under subPath the way a static host
+// does: a folder means its index.html, a missing file is a 404. It does not
+// redirect /index.html to the folder as http.FileServer would, so a page's
+// recorded requests are the ones its links make.
+func siteHandler(dir string) http.Handler {
+	root := os.DirFS(dir)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rel, ok := strings.CutPrefix(r.URL.Path, subPath)
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if rel == "" || strings.HasSuffix(rel, "/") {
+			rel += "index.html"
+		}
+		rel = path.Clean(rel)
+		if !fs.ValidPath(rel) {
+			http.NotFound(w, r)
+			return
+		}
+		f, err := root.Open(rel)
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		defer f.Close()
+		info, err := f.Stat()
+		if err != nil || info.IsDir() {
+			http.NotFound(w, r)
+			return
+		}
+		http.ServeContent(w, r, rel, info.ModTime(), f.(readSeeker))
+	})
+}
+
+type readSeeker interface {
+	Read([]byte) (int, error)
+	Seek(int64, int) (int64, error)
+}
+
+// serveFiles opens dir from disk. Pages may load files only: any http(s)
+// request is off scope. With confined set, only files inside dir are in
+// scope, as for an unpacked bundle that must not reach out of its folder.
+func serveFiles(dir string, confined bool) served {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	base := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs) + "/"}).String()
+	inScope := func(u string) bool { return strings.HasPrefix(u, "file://") || strings.HasPrefix(u, "data:") }
+	if confined {
+		inScope = func(u string) bool { return strings.HasPrefix(u, base) || strings.HasPrefix(u, "data:") }
+	}
+	return served{dir: abs, base: base, inScope: inScope}
+}
+
+// url returns the address of a file of the site, given by its slash path.
+func (s served) url(rel string) string { return s.base + rel }
+
+// rel returns the slash path of u inside the site, without query and
+// fragment, and whether u lies inside the site at all.
+func (s served) rel(u string) (string, bool) {
+	u, _, _ = strings.Cut(u, "#")
+	u, _, _ = strings.Cut(u, "?")
+	rest, ok := strings.CutPrefix(u, s.base)
+	if !ok {
+		return "", false
+	}
+	rest, err := url.PathUnescape(rest)
+	if err != nil {
+		return "", false
+	}
+	if rest == "" || strings.HasSuffix(rest, "/") {
+		rest += "index.html"
+	}
+	return rest, true
+}
+
+// htmlFiles lists the slash paths of every HTML file of a built site.
+func htmlFiles(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".html") {
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err == nil && len(files) == 0 {
+		err = errors.New("no HTML files in " + dir)
+	}
+	sort.Strings(files)
+	return files, err
+}

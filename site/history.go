@@ -1,0 +1,92 @@
+package site
+
+import (
+	"fmt"
+	"strings"
+)
+
+// HistoryPage is cases/<id>.html: one case across every snapshot, from
+// the first to the latest.
+type HistoryPage struct {
+	Layout
+	ID                string
+	Title             string
+	Severity          string
+	ExpectedDecision  string
+	ExpectedCitations []CitationRow
+	Rows              []HistoryRow
+	Summary           string
+}
+
+// HistoryRow is the case in one snapshot.
+type HistoryRow struct {
+	Label        string
+	Href         string // the drilldown
+	SnapshotHref string
+	Verdict      Badge
+	Decision     string
+	Codes        string
+	Latency      string
+	Cost         string
+}
+
+func (v *view) history(i int) *HistoryPage {
+	rel := v.in.Release
+	c := rel.Suite.Cases[i]
+	path := historyPath(c.ID)
+	root := rootFor(path)
+	p := &HistoryPage{
+		Layout:           v.info.layout(path, "Case "+c.ID),
+		ID:               c.ID,
+		Title:            c.Title,
+		Severity:         string(c.Severity),
+		ExpectedDecision: string(c.Expected.Decision),
+	}
+	for _, id := range dedupe(c.Expected.Citations) {
+		p.ExpectedCitations = append(p.ExpectedCitations, citationRow(id, rel.Suite.Policy, root+policyPath))
+	}
+	var passedIn, failedIn []string
+	for _, s := range rel.Snapshots {
+		res := s.Result.Cases[i]
+		row := HistoryRow{
+			Label:        s.Label(),
+			Href:         root + drilldownPath(s.Label(), c.ID),
+			SnapshotHref: root + snapshotPath(s.Label()),
+			Verdict:      verdictBadge(res.Passed),
+			Codes:        failureCodes(res.Failures),
+			Decision:     "no output",
+			Latency:      "no output",
+			Cost:         "no output",
+		}
+		if o := s.Outputs[i]; o != nil {
+			row.Decision, row.Latency, row.Cost = string(o.Decision), ms(o.LatencyMS.Rat()), usd(o.CostUSD.Rat())
+		}
+		if res.Passed {
+			passedIn = append(passedIn, s.Label())
+		} else {
+			failedIn = append(failedIn, s.Label())
+		}
+		p.Rows = append(p.Rows, row)
+	}
+	p.Summary = historySummary(passedIn, failedIn, p.Rows)
+	return p
+}
+
+// historySummary says in one sentence how the case fared over time.
+func historySummary(passedIn, failedIn []string, rows []HistoryRow) string {
+	switch {
+	case len(rows) == 0:
+		return "No snapshot has been judged."
+	case len(failedIn) == 0:
+		return fmt.Sprintf("Passes in every snapshot (%d).", len(rows))
+	case len(passedIn) == 0:
+		return fmt.Sprintf("Fails in every snapshot (%d).", len(rows))
+	}
+	last := rows[len(rows)-1]
+	now := "passes"
+	if last.Verdict.Class == "fail" {
+		now = "fails"
+	}
+	return fmt.Sprintf("Fails in %s; passes in %s. The latest snapshot, %s, %s.",
+		strings.Join(failedIn, ", "), strings.Join(passedIn, ", "), last.Label, now)
+}

@@ -1,0 +1,268 @@
+package site
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// The payloads a hostile suite author would try: markup that ends a
+// script, markup that starts one, and go-echarts' function marker.
+var payloads = []string{
+	`</script><script>alert(1)</script>`,
+	`__f__alert(1)__f__`,
+	`<script>alert(1)</script>`,
+	`"><img src=x onerror=alert(1)>`,
+}
+
+func TestChartText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"ER-001", "ER-001"},
+		{`</script><script>alert(1)</script>`, `＜/script＞＜script＞alert(1)＜/script＞`},
+		{`__f__alert(1)__f__`, `alert(1)`},
+		{`____f__f__x`, `x`}, // removing one marker must not leave another
+		{`a & b`, `a ＆ b`},
+		{`a__f_b`, `a__f_b`},
+	}
+	for _, tt := range tests {
+		if got := chartText(tt.in); got != tt.want {
+			t.Errorf("chartText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func FuzzChartText(f *testing.F) {
+	for _, p := range payloads {
+		f.Add(p)
+	}
+	f.Add("____f__f____")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := chartText(s)
+		if strings.ContainsAny(got, "<>&") || strings.Contains(got, "__f__") {
+			t.Errorf("chartText(%q) = %q still holds markup or a function marker", s, got)
+		}
+	})
+}
+
+// optionsOf extracts the options object from a go-echarts chart script.
+var optionsOf = regexp.MustCompile(`let option_[A-Za-z0-9_]+ = (.*)\n`)
+
+func TestChartsCarryPayloadsAsText(t *testing.T) {
+	c, err := renderBar(barSpec{
+		ID:         "hostile",
+		Categories: payloads,
+		Values:     []float64{1, 2, 3, 4},
+		AxisName:   payloads[0],
+		Lines:      []refLine{{Label: payloads[1], Value: 2, Color: limitColour}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(strings.NewReader("<!DOCTYPE html><html><body>" + string(c.Element) + string(c.Script) + "</body></html>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts := findAll(doc, sel("script"))
+	if len(scripts) != 1 {
+		t.Fatalf("the chart makes %d script elements, want 1", len(scripts))
+	}
+	body := ""
+	if scripts[0].FirstChild != nil {
+		body = scripts[0].FirstChild.Data
+	}
+	m := optionsOf.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no options in %q", body)
+	}
+	// Valid JSON means every payload stayed inside a string: a
+	// __f__-unwrapped payload would be bare code and break the JSON.
+	var options map[string]any
+	if err := json.Unmarshal([]byte(m[1]), &options); err != nil {
+		t.Fatalf("chart options are not plain JSON: %v\n%s", err, m[1])
+	}
+	if !strings.Contains(m[1], `"＜/script＞＜script＞alert(1)＜/script＞"`) || !strings.Contains(m[1], `"alert(1)"`) {
+		t.Errorf("payloads not kept as harmless strings: %s", m[1])
+	}
+	if len(findAll(doc, sel("img"))) != 0 {
+		t.Error("a payload became an element")
+	}
+}
+
+func TestCheckScriptRefusesBreakouts(t *testing.T) {
+	opts := `{"a":"b"}`
+	tests := []struct {
+		name, script string
+		ok           bool
+	}{
+		{"clean", "<script>\nlet option_x = " + opts + "\n</script>", true},
+		{"markup inside", "<script>\nlet option_x = {\"a\":\"</script><script>alert(1)\"}\n</script>", false},
+		{"marker unwrapped", "<script>\nlet option_x = {\"a\":alert(1)}\n</script>", false},
+		{"not a script", "<div></div>", false},
+	}
+	for _, tt := range tests {
+		err := checkScript("x", tt.script, opts)
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: checkScript = %v, want ok %v", tt.name, err, tt.ok)
+		}
+	}
+}
+
+func TestChartIDs(t *testing.T) {
+	for _, bad := range []string{"", "p95-chart", "1chart", "a b", "x;alert(1)"} {
+		if _, err := renderBar(barSpec{ID: bad}); err == nil {
+			t.Errorf("chart id %q accepted", bad)
+		}
+	}
+	if _, err := renderBar(barSpec{ID: "case_latency_2"}); err != nil {
+		t.Errorf("chart id case_latency_2 refused: %v", err)
+	}
+}
+
+// TestHostileSuite builds a site whose free text carries payloads in
+// titles, inputs, arguments, tool names, citations and the Markdown
+// documents, then checks that no page runs or plants anything: every
+// script is a vendored file or a chart of the expected shape, no element
+// has an event handler, and no link is live JavaScript.
+func TestHostileSuite(t *testing.T) {
+	tmp := t.TempDir()
+	data := filepath.Join(tmp, "data")
+	copyDir(t, sampleData, data)
+	poison(t, data)
+	out := filepath.Join(tmp, "public")
+	if _, err := Build(data, out, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	files := readTree(t, out)
+	titleSeen := map[string]bool{}
+	for path := range files {
+		if !strings.HasSuffix(path, ".html") {
+			continue
+		}
+		doc := parsePage(t, out, path)
+		for _, n := range findAll(doc, sel("")) {
+			for _, a := range n.Attr {
+				if strings.HasPrefix(a.Key, "on") {
+					t.Errorf("%s: <%s %s=%q>", path, n.Data, a.Key, a.Val)
+				}
+				if (a.Key == "href" || a.Key == "src") && strings.HasPrefix(strings.ToLower(strings.TrimSpace(a.Val)), "javascript:") {
+					t.Errorf("%s: live javascript: link %q", path, a.Val)
+				}
+			}
+			switch n.Data {
+			case "img", "iframe", "object", "embed":
+				t.Errorf("%s: a payload planted <%s>", path, n.Data)
+			case "script":
+				checkPageScript(t, path, n)
+			}
+		}
+		text := textOf(doc)
+		for _, p := range payloads[:2] {
+			if strings.Contains(text, p) {
+				titleSeen[p] = true
+			}
+		}
+	}
+	for _, p := range payloads[:2] {
+		if !titleSeen[p] {
+			t.Errorf("the title %q is shown nowhere as text", p)
+		}
+	}
+}
+
+var chartScript = regexp.MustCompile(`^\s*"use strict";\s*let goecharts_([A-Za-z0-9_]+) = echarts\.init\(document\.getElementById\('([A-Za-z0-9_]+)'\), "white", \{ renderer: "canvas" \}\);\s*let option_([A-Za-z0-9_]+) = (.*)\n\s*goecharts_([A-Za-z0-9_]+)\.setOption\(option_([A-Za-z0-9_]+)\);\s*$`)
+
+func checkPageScript(t *testing.T, path string, n *html.Node) {
+	t.Helper()
+	if src := attr(n, "src"); src != "" {
+		if !strings.HasSuffix(src, "assets/site.js") && !strings.HasSuffix(src, "assets/vendor/echarts/echarts.min.js") {
+			t.Errorf("%s: script %q", path, src)
+		}
+		return
+	}
+	body := ""
+	if n.FirstChild != nil {
+		body = n.FirstChild.Data
+	}
+	m := chartScript.FindStringSubmatch(body)
+	if m == nil {
+		t.Errorf("%s: an inline script is not a chart: %q", path, body)
+		return
+	}
+	if !json.Valid([]byte(m[4])) {
+		t.Errorf("%s: chart options are not plain JSON: %s", path, m[4])
+	}
+	if strings.Contains(body, "alert") {
+		t.Errorf("%s: a payload reached a chart: %s", path, body)
+	}
+}
+
+// poison plants payloads in the free text of a copied data folder.
+func poison(t *testing.T, data string) {
+	t.Helper()
+	edit := func(file string, change func(i int, v map[string]any)) {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			dec := json.NewDecoder(strings.NewReader(line))
+			dec.UseNumber()
+			var v map[string]any
+			if err := dec.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			change(i, v)
+			enc, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, string(enc))
+		}
+		if err := os.WriteFile(file, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit(filepath.Join(data, "cases.jsonl"), func(i int, c map[string]any) {
+		c["title"] = payloads[i%len(payloads)]
+		c["input"].(map[string]any)[payloads[3]] = payloads[0]
+		exp := c["expected"].(map[string]any)
+		if calls, _ := exp["tool_calls"].([]any); len(calls) == 1 {
+			calls[0].(map[string]any)["arguments"].(map[string]any)["memo"] = payloads[(i+1)%len(payloads)]
+		}
+		exp["forbidden_tools"] = append(exp["forbidden_tools"].([]any), payloads[2])
+	})
+	entries, err := filepath.Glob(filepath.Join(data, "outputs", "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range entries {
+		edit(f, func(i int, o map[string]any) {
+			o["citations"] = append(o["citations"].([]any), payloads[i%len(payloads)])
+			if calls, _ := o["tool_calls"].([]any); len(calls) == 1 {
+				call := calls[0].(map[string]any)
+				call["arguments"].(map[string]any)["memo"] = payloads[(i+2)%len(payloads)]
+				if i%3 == 0 {
+					call["name"] = payloads[i%len(payloads)]
+				}
+			}
+		})
+	}
+	for _, name := range []string{"POLICY.md", "HANDOFF.md"} {
+		p := filepath.Join(data, name)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, "\n\n## Notes "+payloads[2]+"\n\n"+strings.Join(payloads, " ")+
+			"\n\n<script>alert(1)</script>\n\n[click](javascript:alert(1)) ![x](https://example.invalid/x.png)\n"...)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

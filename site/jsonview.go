@@ -1,0 +1,158 @@
+package site
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/releasegate/releasegate/evaluator/judge"
+)
+
+// JSONLine is one line of a pretty-printed JSON value. Lines where a
+// value starts carry its path in the notation of judge.CompareArguments
+// ("arguments.approver.id"), so a mismatch can be pointed at.
+type JSONLine struct {
+	Text string
+	Path string // "" on closing brackets
+	Mark bool   // the value on this line is a mismatch
+	Note string // why it is marked, in words
+}
+
+// Class is the line's class attribute.
+func (l JSONLine) Class() string {
+	if l.Mark {
+		return "line diff"
+	}
+	return "line"
+}
+
+// jsonLines pretty-prints a decoded JSON value (numbers as json.Number)
+// with two-space indents and object keys sorted, rooted at path.
+func jsonLines(path string, v any) []JSONLine {
+	var lines []JSONLine
+	writeJSON(&lines, 0, "", path, v, "")
+	return lines
+}
+
+func writeJSON(lines *[]JSONLine, depth int, key, path string, v any, comma string) {
+	indent := strings.Repeat("  ", depth)
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			*lines = append(*lines, JSONLine{Text: indent + key + "{}" + comma, Path: path})
+			return
+		}
+		*lines = append(*lines, JSONLine{Text: indent + key + "{", Path: path})
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			c := ","
+			if i == len(keys)-1 {
+				c = ""
+			}
+			writeJSON(lines, depth+1, quote(k)+": ", path+keySegment(k), x[k], c)
+		}
+		*lines = append(*lines, JSONLine{Text: indent + "}" + comma})
+	case []any:
+		if len(x) == 0 {
+			*lines = append(*lines, JSONLine{Text: indent + key + "[]" + comma, Path: path})
+			return
+		}
+		*lines = append(*lines, JSONLine{Text: indent + key + "[", Path: path})
+		for i, e := range x {
+			c := ","
+			if i == len(x)-1 {
+				c = ""
+			}
+			writeJSON(lines, depth+1, "", path+"["+strconv.Itoa(i)+"]", e, c)
+		}
+		*lines = append(*lines, JSONLine{Text: indent + "]" + comma})
+	default:
+		*lines = append(*lines, JSONLine{Text: indent + key + scalarJSON(v) + comma, Path: path})
+	}
+}
+
+func scalarJSON(v any) string {
+	switch x := v.(type) {
+	case json.Number:
+		return string(x)
+	case string:
+		return quote(x)
+	case nil:
+		return "null"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// quote writes s as a JSON string without HTML escapes; the page
+// template escapes for HTML.
+func quote(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// plainKey and keySegment follow the path notation of
+// judge.CompareArguments; TestMismatchPathsAreShown and
+// FuzzMismatchPathsAreShown keep the two in step.
+var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func keySegment(k string) string {
+	if plainKey.MatchString(k) {
+		return "." + k
+	}
+	q, _ := json.Marshal(k)
+	return "[" + string(q) + "]"
+}
+
+// markMismatches marks the lines whose path holds a mismatch. On the
+// expected side every mismatch is marked; on the actual side only those
+// where the actual call has a value.
+func markMismatches(lines []JSONLine, ms []judge.Mismatch, expectedSide bool) {
+	byPath := make(map[string]judge.Mismatch, len(ms))
+	for _, m := range ms {
+		byPath[m.Path] = m
+	}
+	for i := range lines {
+		m, ok := byPath[lines[i].Path]
+		if !ok || lines[i].Path == "" {
+			continue
+		}
+		switch {
+		case m.Missing && expectedSide:
+			lines[i].Mark, lines[i].Note = true, "missing from the actual call"
+		case m.Missing:
+		case m.Reason != "":
+			lines[i].Mark, lines[i].Note = true, m.Reason
+		case expectedSide:
+			lines[i].Mark, lines[i].Note = true, "actual: "+judge.Show(m.Actual)
+		default:
+			lines[i].Mark, lines[i].Note = true, "expected: "+judge.Show(m.Expected)
+		}
+	}
+}
+
+// prettyInput indents a case's raw input JSON, keeping its key order.
+func prettyInput(input map[string]any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(input); err != nil {
+		return fmt.Sprint(input)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

@@ -1,0 +1,171 @@
+package site
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/releasegate/releasegate"
+)
+
+var largeSuite = flag.String("large-suite", "", "write the generated 10,000-case suite to this folder (TestWriteLargeSuite) for measuring the command")
+
+// largeCases is the size of the generated suite of the benchmark.
+const largeCases = 10000
+
+// writeLargeSuite writes a data folder of n cases and the sample's three
+// snapshots: the sample's twelve cases and outputs repeated with new ids
+// and varied latencies, so the mix of passes and failures stays realistic.
+func writeLargeSuite(t testing.TB, dir string, n int) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "outputs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"POLICY.md", "case.schema.json", "gate.json", "HANDOFF.md"} {
+		b, err := os.ReadFile(filepath.Join(sampleData, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := func(i int) string { return fmt.Sprintf("GEN-%05d", i+1) }
+	repeat := func(src, dst string, edit func(i int, v map[string]any)) {
+		lines := readObjects(t, src)
+		var b bytes.Buffer
+		w := bufio.NewWriter(&b)
+		for i := range n {
+			v := cloneObject(t, lines[i%len(lines)])
+			edit(i, v)
+			enc, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write(enc)
+			w.WriteByte('\n')
+		}
+		w.Flush()
+		if err := os.WriteFile(dst, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repeat(filepath.Join(sampleData, "cases.jsonl"), filepath.Join(dir, "cases.jsonl"), func(i int, c map[string]any) {
+		c["case_id"] = id(i)
+		c["title"] = fmt.Sprintf("%s (copy %d)", c["title"], i/12+1)
+	})
+	for _, label := range []string{"baseline-v1", "candidate-v2", "candidate-v3"} {
+		repeat(filepath.Join(sampleData, "outputs", label+".jsonl"), filepath.Join(dir, "outputs", label+".jsonl"), func(i int, o map[string]any) {
+			o["case_id"] = id(i)
+			latency, _ := strconv.ParseFloat(string(o["latency_ms"].(json.Number)), 64)
+			o["latency_ms"] = json.Number(strconv.Itoa(int(latency) + (i*37)%400))
+		})
+	}
+}
+
+func readObjects(t testing.TB, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func cloneObject(t testing.TB, line string) map[string]any {
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.UseNumber()
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestWriteLargeSuite writes the benchmark's suite where -large-suite
+// says, to time the command itself:
+//
+//	go test ./site -run TestWriteLargeSuite -large-suite /tmp/large
+//	go build -o /tmp/releasegate ./cmd/releasegate
+//	/usr/bin/time -v /tmp/releasegate build --data /tmp/large --out /tmp/large-site
+func TestWriteLargeSuite(t *testing.T) {
+	if *largeSuite == "" {
+		t.Skip("set -large-suite DIR to write the generated suite")
+	}
+	writeLargeSuite(t, *largeSuite, largeCases)
+	if _, err := loadInput(*largeSuite); err != nil {
+		t.Fatalf("the generated suite does not load: %v", err)
+	}
+}
+
+// BenchmarkBuildLarge builds the site of a 10,000-case × 3-snapshot suite
+// (about 40,000 pages) and reports pages per second and the process's
+// peak resident memory.
+func BenchmarkBuildLarge(b *testing.B) {
+	data := filepath.Join(b.TempDir(), "data")
+	writeLargeSuite(b, data, largeCases)
+	out := filepath.Join(b.TempDir(), "public")
+	var pages int
+	start := time.Now()
+	for b.Loop() {
+		pages = 0
+		_, err := Build(data, out, BuildOptions{Progress: func(done, total int) { pages = total }})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	elapsed := time.Since(start)
+	b.ReportMetric(float64(pages*b.N)/elapsed.Seconds(), "files/s")
+	if hwm, ok := peakRSS(); ok {
+		b.ReportMetric(float64(hwm)/(1<<20), "peak-RSS-MB")
+	}
+}
+
+// BenchmarkRenderDrilldown measures the page rendered most often.
+func BenchmarkRenderDrilldown(b *testing.B) {
+	in := sampleInput(b)
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, err := newView(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := in.Release.Snapshots[1]
+	for b.Loop() {
+		if _, err := r.execute("drilldown", v.drilldown(s, 6)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// peakRSS reads the process's high-water mark of resident memory, in
+// bytes, where Linux reports it.
+func peakRSS() (int64, bool) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
+}

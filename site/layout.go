@@ -1,0 +1,66 @@
+package site
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Layout is what every page's frame needs: the title, the way back to
+// the site root, and the navigation. Page structs embed it.
+type Layout struct {
+	Title   string // the page's own title, without the site name
+	Root    string // "" at the top, "../" one folder down
+	Style   string // the stylesheet, relative to the page
+	Script  string // the site script, relative to the page
+	Scripts []string
+	Nav     []NavLink
+	// Snapshots link every snapshot's page; the current one is marked.
+	Snapshots []NavLink
+	Footer    string
+}
+
+// NavLink is one link of a navigation list.
+type NavLink struct {
+	Href      string
+	Text      string
+	Current   bool // the link leads to this very page
+	InSection bool // this page lies below the link's page
+}
+
+// siteInfo is what the frame of every page depends on. It changes only
+// when snapshots come or go, the policy's version changes or HANDOFF.md
+// appears or disappears.
+type siteInfo struct {
+	Labels        []string
+	HasHandoff    bool
+	PolicyVersion string
+	CaseCount     int
+}
+
+// layout frames the page at path.
+func (s siteInfo) layout(path, title string) Layout {
+	root := rootFor(path)
+	link := func(target, text string) NavLink {
+		return NavLink{Href: root + target, Text: text, Current: target == path}
+	}
+	nav := []NavLink{link(overviewPath, "Overview"), link(policyPath, "Policy")}
+	if s.HasHandoff {
+		nav = append(nav, link(handoffPath, "Handoff"))
+	}
+	nav = append(nav, link(reportPath, "Report (Markdown)"))
+	snaps := make([]NavLink, len(s.Labels))
+	for i, l := range s.Labels {
+		snaps[i] = link(snapshotPath(l), l)
+		// A drilldown lies inside its snapshot.
+		snaps[i].InSection = strings.HasPrefix(path, "snapshots/"+l+"/")
+	}
+	return Layout{
+		Title:     title,
+		Root:      root,
+		Style:     root + stylePath,
+		Script:    root + scriptPath,
+		Nav:       nav,
+		Snapshots: snaps,
+		Footer:    "Policy " + s.PolicyVersion + " · " + strconv.Itoa(s.CaseCount) + " " + plural(s.CaseCount, "case", "cases") + " · " + strconv.Itoa(len(s.Labels)) + " " + plural(len(s.Labels), "snapshot", "snapshots"),
+	}
+}

@@ -1,0 +1,36 @@
+package site
+
+import "strings"
+
+// The site's URL scheme. Every path is relative to the site root and every
+// link a page holds is rootFor(page) + target, so the same files work at a
+// domain root, under a project sub-path and from file://.
+const (
+	overviewPath = "index.html"
+	policyPath   = "policy.html"
+	handoffPath  = "handoff.html"
+	notFoundPath = "404.html"
+	reportPath   = "RELEASE_REPORT.md"
+	noJekyllPath = ".nojekyll"
+	assetsDir    = "assets"
+	echartsDir   = "assets/vendor/echarts/"
+	stylePath    = "assets/site.css"
+	scriptPath   = "assets/site.js"
+)
+
+// Labels and case ids are safe file names by contract (suite.SafeID), so
+// they are used in paths as they are.
+
+func snapshotPath(label string) string { return "snapshots/" + label + ".html" }
+
+func drilldownPath(label, caseID string) string {
+	return "snapshots/" + label + "/" + caseID + ".html"
+}
+
+func historyPath(caseID string) string { return "cases/" + caseID + ".html" }
+
+func resultsPath(label string) string { return "results/" + label + ".json" }
+
+// rootFor returns the relative prefix that leads from the page at path back
+// to the site root: "" for index.html, "../../" for a drilldown.
+func rootFor(path string) string { return strings.Repeat("../", strings.Count(path, "/")) }

@@ -1,0 +1,270 @@
+package serve
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/load"
+	"github.com/releasegate/releasegate/site"
+)
+
+// renderer is the part of *site.Renderer the server uses; tests substitute
+// a small fake so that the server can be checked on its own.
+type renderer interface {
+	RenderAll(in *site.Input, emit site.Emit) error
+	RenderSnapshot(in *site.Input, label string, emit site.Emit) error
+	RenderShared(in *site.Input, emit site.Emit) error
+}
+
+// newRendererFunc makes a renderer from templates/ and assets/.
+type newRendererFunc func(web fs.FS) (renderer, error)
+
+// siteRenderer is the real one.
+func siteRenderer(web fs.FS) (renderer, error) { return site.NewRenderer(web) }
+
+// builder keeps the last good evaluation and site in memory and brings
+// them up to date with as little work as each change needs. It is used by
+// one goroutine at a time.
+type builder struct {
+	data        string
+	web         fs.FS
+	newRenderer newRendererFunc
+
+	// The last good build; release is nil until one succeeded.
+	renderer renderer
+	release  *evaluator.Release
+	handoff  []byte
+	files    map[string][]byte
+
+	// carry holds the changes of failed builds: they still need doing.
+	carry Changes
+}
+
+// outcome is what a successful build changed.
+type outcome struct {
+	files     map[string][]byte // the whole new site
+	changed   bool              // some file was added, removed or altered
+	decisions []decisionChange
+	rendered  int // files rendered
+}
+
+// decisionChange is a snapshot whose decision differs from the last good
+// build's; Before or After is "" when it was added or removed.
+type decisionChange struct {
+	Label         string
+	Before, After decide.Decision
+}
+
+func (d decisionChange) String() string {
+	switch {
+	case d.Before == "":
+		return fmt.Sprintf("%s: added (%s)", d.Label, d.After)
+	case d.After == "":
+		return fmt.Sprintf("%s: removed", d.Label)
+	}
+	return fmt.Sprintf("%s: %s → %s", d.Label, d.Before, d.After)
+}
+
+// build applies ch (and whatever earlier failed builds left to do). On
+// error the last good build stays as it was.
+func (b *builder) build(ch Changes) (*outcome, error) {
+	todo := b.carry
+	todo.Merge(ch)
+	if b.release == nil {
+		todo.All = true
+	}
+	out, next, err := b.try(todo)
+	if err != nil {
+		b.carry = todo
+		return nil, err
+	}
+	b.carry = Changes{}
+	*b = next
+	return out, nil
+}
+
+// try computes the next builder state without touching the current one.
+func (b *builder) try(ch Changes) (*outcome, builder, error) {
+	next := *b
+	next.carry = Changes{}
+	full := ch.All || ch.Web || ch.Suite // every page is rendered again
+	if ch.All || ch.Web {
+		r, err := b.newRenderer(b.web)
+		if err != nil {
+			return nil, next, err
+		}
+		next.renderer = r
+	}
+	var reevaluated []string
+	switch {
+	case ch.All || ch.Suite:
+		rel, err := evaluator.EvaluateDir(b.data, evaluator.Options{KeepOutputs: true})
+		if err != nil {
+			return nil, next, err
+		}
+		next.release = rel
+	case len(ch.Labels) > 0:
+		rel, labels, sameSet, err := reevaluate(b.data, b.release, ch.Labels)
+		if err != nil {
+			return nil, next, err
+		}
+		// A snapshot that comes or goes changes the other snapshots' pages
+		// too (they link to each other), so the whole site is rendered.
+		full = full || !sameSet
+		next.release, reevaluated = rel, labels
+	}
+	if ch.All || ch.Handoff {
+		// As in a build, a missing HANDOFF.md only means no handoff page.
+		h, err := os.ReadFile(filepath.Join(b.data, load.HandoffFile))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, next, err
+		}
+		next.handoff = h
+	}
+
+	in := &site.Input{Release: next.release, Handoff: next.handoff}
+	var c *collector
+	if full {
+		c = newCollector(nil, b.files)
+		if err := next.renderer.RenderAll(in, c.emit); err != nil {
+			return nil, next, err
+		}
+	} else {
+		c = newCollector(b.files, b.files)
+		jobs := make([]func() error, 0, len(reevaluated)+1)
+		for _, label := range reevaluated {
+			jobs = append(jobs, func() error { return next.renderer.RenderSnapshot(in, label, c.emit) })
+		}
+		if len(reevaluated) > 0 || ch.Handoff {
+			jobs = append(jobs, func() error { return next.renderer.RenderShared(in, c.emit) })
+		}
+		if err := runAll(jobs); err != nil {
+			return nil, next, err
+		}
+	}
+	next.files = c.files
+	return &outcome{
+		files:     c.files,
+		changed:   c.changed || len(c.files) != len(b.files),
+		decisions: diffDecisions(b.release, next.release),
+		rendered:  c.count,
+	}, next, nil
+}
+
+// reevaluate evaluates the snapshots in labels again against the cached
+// suite and reuses every other snapshot as it is. It lists the outputs
+// folder again, since a changed label may have been added or removed;
+// sameSet reports whether the set of snapshots stayed the same.
+func reevaluate(data string, old *evaluator.Release, labels map[string]bool) (rel *evaluator.Release, redone []string, sameSet bool, err error) {
+	files, err := load.Snapshots(data)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	cached := make(map[string]*evaluator.Snapshot, len(old.Snapshots))
+	for _, s := range old.Snapshots {
+		cached[s.Label()] = s
+	}
+	rel = &evaluator.Release{Suite: old.Suite, Snapshots: make([]*evaluator.Snapshot, len(files))}
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	sameSet = len(files) == len(old.Snapshots)
+	for i, f := range files {
+		s, ok := cached[f.Label]
+		sameSet = sameSet && ok
+		if ok && !labels[f.Label] {
+			rel.Snapshots[i] = s
+			continue
+		}
+		redone = append(redone, f.Label)
+		wg.Go(func() {
+			rel.Snapshots[i], errs[i] = evaluator.EvaluateFile(old.Suite, f.Label, f.Path, evaluator.Options{KeepOutputs: true})
+		})
+	}
+	wg.Wait()
+	// The first error in label order, as EvaluateDir reports it.
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, false, err
+		}
+	}
+	return rel, redone, sameSet, nil
+}
+
+// runAll runs jobs concurrently and returns the first error in job order.
+func runAll(jobs []func() error) error {
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	for i, job := range jobs {
+		wg.Go(func() { errs[i] = job() })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// collector gathers rendered files into a new site, starting from a copy
+// of base, and notes whether any differ from old. Its emit may be called
+// from several goroutines.
+type collector struct {
+	mu      sync.Mutex
+	files   map[string][]byte
+	old     map[string][]byte
+	changed bool
+	count   int
+}
+
+func newCollector(base, old map[string][]byte) *collector {
+	files := maps.Clone(base)
+	if files == nil {
+		files = make(map[string][]byte, len(old))
+	}
+	return &collector{files: files, old: old}
+}
+
+func (c *collector) emit(name string, data []byte) error {
+	if !fs.ValidPath(name) || name == "." || strings.Contains(name, `\`) {
+		return fmt.Errorf("site: refusing to serve %q: not a path inside the site", name)
+	}
+	// data is ours to keep: site.Emit gives every call a slice of its own.
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if prev, ok := c.old[name]; !ok || !bytes.Equal(prev, data) {
+		c.changed = true
+	}
+	c.files[name] = data
+	c.count++
+	return nil
+}
+
+// diffDecisions lists the snapshots whose decision changed, in the new
+// release's order, then the removed ones. Before the first build every
+// snapshot is new.
+func diffDecisions(before, after *evaluator.Release) []decisionChange {
+	was := map[string]decide.Decision{}
+	if before != nil {
+		for _, s := range before.Snapshots {
+			was[s.Label()] = s.Result.Decision
+		}
+	}
+	var out []decisionChange
+	for _, s := range after.Snapshots {
+		d, ok := was[s.Label()]
+		delete(was, s.Label())
+		if !ok || d != s.Result.Decision {
+			out = append(out, decisionChange{Label: s.Label(), Before: d, After: s.Result.Decision})
+		}
+	}
+	for _, l := range slices.Sorted(maps.Keys(was)) {
+		out = append(out, decisionChange{Label: l, Before: was[l]})
+	}
+	return out
+}

@@ -1,0 +1,311 @@
+package serve
+
+import (
+	"bytes"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/releasegate/releasegate"
+	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/site"
+)
+
+func newTestBuilder(t *testing.T, nr newRendererFunc) (*builder, string) {
+	t.Helper()
+	data := copyDir(t, sampleData)
+	b := &builder{data: data, web: releasegate.Web(), newRenderer: nr}
+	out, err := b.build(Changes{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.changed || len(out.files) == 0 {
+		t.Fatalf("first build: changed %v, %d files", out.changed, len(out.files))
+	}
+	return b, data
+}
+
+func outputsPath(data, label string) string {
+	return filepath.Join(data, "outputs", label+".jsonl")
+}
+
+func changes(chs ...Change) Changes {
+	var c Changes
+	for _, ch := range chs {
+		c.Add(ch)
+	}
+	return c
+}
+
+func TestOneSnapshotIsEvaluatedAndRenderedAlone(t *testing.T) {
+	nr, calls := fakeRenderers()
+	b, data := newTestBuilder(t, nr)
+	before := b.release
+	p := outputsPath(data, "candidate-v3")
+	src, _ := os.ReadFile(p)
+	writeFile(t, p, firstLines(src, 6))
+
+	out, err := b.build(changes(snapshotChange("candidate-v3")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, shared, snaps := calls.snapshot()
+	if all != 1 || shared != 1 || !slices.Equal(snaps, []string{"candidate-v3"}) {
+		t.Errorf("renders: all %d (want the first build's 1), shared %d (want 1), snapshots %q", all, shared, snaps)
+	}
+	// The other snapshots were not evaluated again: same values.
+	for i, s := range b.release.Snapshots {
+		if reused := s == before.Snapshots[i]; reused != (s.Label() != "candidate-v3") {
+			t.Errorf("%s: reused %v", s.Label(), reused)
+		}
+	}
+	if b.release.Suite != before.Suite {
+		t.Error("suite loaded again for a snapshot change")
+	}
+	want := []decisionChange{{Label: "candidate-v3", Before: "PASS", After: "BLOCK"}}
+	if !slices.Equal(out.decisions, want) {
+		t.Errorf("decisions %v, want %v", out.decisions, want)
+	}
+	if !out.changed {
+		t.Error("changed not reported")
+	}
+	// Writing the same bytes again changes no page.
+	out, err = b.build(changes(snapshotChange("candidate-v3")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.changed || len(out.decisions) != 0 {
+		t.Errorf("unchanged input: changed %v, decisions %v", out.changed, out.decisions)
+	}
+}
+
+func TestTemplateChangeRendersWithoutEvaluating(t *testing.T) {
+	nr, calls := fakeRenderers()
+	b, _ := newTestBuilder(t, nr)
+	rel := b.release
+	if _, err := b.build(changes(Change{Kind: Web, Name: "templates/base.html"})); err != nil {
+		t.Fatal(err)
+	}
+	if b.release != rel {
+		t.Error("a template change evaluated the release again")
+	}
+	if all, _, _ := calls.snapshot(); all != 2 {
+		t.Errorf("RenderAll called %d times, want 2", all)
+	}
+}
+
+func TestHandoffRendersSharedPagesOnly(t *testing.T) {
+	nr, calls := fakeRenderers()
+	b, data := newTestBuilder(t, nr)
+	rel := b.release
+	writeFile(t, filepath.Join(data, "HANDOFF.md"), []byte("# New handoff\n"))
+	out, err := b.build(changes(Change{Kind: Handoff, Name: "HANDOFF.md"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, shared, snaps := calls.snapshot()
+	if all != 1 || shared != 1 || len(snaps) != 0 || b.release != rel {
+		t.Errorf("all %d shared %d snapshots %q, release reused %v", all, shared, snaps, b.release == rel)
+	}
+	if !strings.Contains(string(out.files["handoff.html"]), "# New handoff") {
+		t.Error("handoff page not updated")
+	}
+	// A missing HANDOFF.md is no error, as in a build.
+	if err := os.Remove(filepath.Join(data, "HANDOFF.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.build(changes(Change{Kind: Handoff, Name: "HANDOFF.md"})); err != nil {
+		t.Errorf("missing HANDOFF.md: %v", err)
+	}
+}
+
+func TestSuiteChangeRedoesEverything(t *testing.T) {
+	nr, calls := fakeRenderers()
+	b, _ := newTestBuilder(t, nr)
+	rel := b.release
+	if _, err := b.build(changes(Change{Kind: Suite, Name: "gate.json"})); err != nil {
+		t.Fatal(err)
+	}
+	if b.release == rel || b.release.Suite == rel.Suite {
+		t.Error("suite change did not evaluate again")
+	}
+	if all, _, _ := calls.snapshot(); all != 2 {
+		t.Errorf("RenderAll called %d times, want 2", all)
+	}
+}
+
+func TestAddedAndRemovedSnapshots(t *testing.T) {
+	nr, calls := fakeRenderers()
+	b, data := newTestBuilder(t, nr)
+	src, _ := os.ReadFile(outputsPath(data, "candidate-v2"))
+	writeFile(t, outputsPath(data, "candidate-v10"), src)
+	out, err := b.build(changes(snapshotChange("candidate-v10")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all, _, _ := calls.snapshot(); all != 2 {
+		t.Errorf("a new snapshot: RenderAll called %d times, want 2 (other pages link to it)", all)
+	}
+	labels := []string{}
+	for _, s := range b.release.Snapshots {
+		labels = append(labels, s.Label())
+	}
+	if want := []string{"baseline-v1", "candidate-v2", "candidate-v3", "candidate-v10"}; !slices.Equal(labels, want) {
+		t.Errorf("order %q, want %q", labels, want)
+	}
+	if want := []decisionChange{{Label: "candidate-v10", After: "REVIEW"}}; !slices.Equal(out.decisions, want) {
+		t.Errorf("decisions %v", out.decisions)
+	}
+	if _, ok := out.files["candidate-v10/index.html"]; !ok {
+		t.Fatal("new snapshot has no page")
+	}
+
+	if err := os.Remove(outputsPath(data, "candidate-v10")); err != nil {
+		t.Fatal(err)
+	}
+	out, err = b.build(changes(snapshotChange("candidate-v10")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range out.files {
+		if strings.Contains(name, "candidate-v10") {
+			t.Errorf("%s still served after its snapshot was removed", name)
+		}
+	}
+	if want := []decisionChange{{Label: "candidate-v10", Before: "REVIEW"}}; !slices.Equal(out.decisions, want) {
+		t.Errorf("decisions %v", out.decisions)
+	}
+}
+
+func TestFailedBuildKeepsTheLastGoodOneAndItsWork(t *testing.T) {
+	nr, _ := fakeRenderers()
+	b, data := newTestBuilder(t, nr)
+	good := b.files
+	cases := filepath.Join(data, "cases.jsonl")
+	src, _ := os.ReadFile(cases)
+	writeFile(t, cases, append(bytes.Clone(src), "{\"case_id\": \n"...))
+	_, err := b.build(changes(Change{Kind: Suite, Name: "cases.jsonl"}))
+	var in *suite.InputError
+	if err == nil || !strings.Contains(err.Error(), "cases.jsonl:13") {
+		t.Fatalf("err %v, want one naming cases.jsonl:13", err)
+	} else if !errorsAs(err, &in) {
+		t.Errorf("err %T is not an input error", err)
+	}
+	if !maps.EqualFunc(b.files, good, bytes.Equal) {
+		t.Error("failed build changed the site")
+	}
+	// A later, unrelated change still fails: the suite is still broken.
+	if _, err := b.build(changes(snapshotChange("candidate-v3"))); err == nil || !strings.Contains(err.Error(), "cases.jsonl:13") {
+		t.Errorf("after an unrelated change: %v", err)
+	}
+	// Fixing the cases redoes everything that was pending.
+	writeFile(t, cases, src)
+	if _, err := b.build(changes(Change{Kind: Suite, Name: "cases.jsonl"})); err != nil {
+		t.Fatal(err)
+	}
+	if !b.carry.Empty() {
+		t.Errorf("carry left: %+v", b.carry)
+	}
+}
+
+func TestRendererPathsAreChecked(t *testing.T) {
+	c := newCollector(nil, nil)
+	for _, bad := range []string{"../x", "/etc/passwd", "a/../../b", `a\b`, "", ".", "a//b"} {
+		if err := c.emit(bad, nil); err == nil {
+			t.Errorf("emit(%q) accepted", bad)
+		}
+	}
+	if err := c.emit("a/b.html", nil); err != nil {
+		t.Error(err)
+	}
+}
+
+// readTree reads a built site from disk.
+func readTree(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		b, err := os.ReadFile(p)
+		files[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// sameAsBuild checks that the served site is byte for byte what
+// "releasegate build" writes for the same data.
+func sameAsBuild(t *testing.T, served map[string][]byte, data string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "public")
+	if _, err := site.Build(data, out, site.BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	built := readTree(t, out)
+	for name, b := range built {
+		if s, ok := served[name]; !ok {
+			t.Errorf("%s is built but not served", name)
+		} else if !bytes.Equal(s, b) {
+			t.Errorf("%s: served bytes differ from the build", name)
+		}
+	}
+	for name := range served {
+		if _, ok := built[name]; !ok {
+			t.Errorf("%s is served but not built", name)
+		}
+	}
+}
+
+func TestIncrementalSiteEqualsAFullBuild(t *testing.T) {
+	b, data := newTestBuilder(t, siteRenderer)
+	sameAsBuild(t, b.files, data)
+
+	steps := []struct {
+		name string
+		edit func()
+		ch   Change
+	}{
+		{"edit a snapshot", func() {
+			src, _ := os.ReadFile(outputsPath(data, "candidate-v3"))
+			writeFile(t, outputsPath(data, "candidate-v3"), firstLines(src, 6))
+		}, snapshotChange("candidate-v3")},
+		{"add a snapshot", func() {
+			src, _ := os.ReadFile(outputsPath(data, "baseline-v1"))
+			writeFile(t, outputsPath(data, "candidate-v4"), src)
+		}, snapshotChange("candidate-v4")},
+		{"edit the handoff", func() {
+			writeFile(t, filepath.Join(data, "HANDOFF.md"), []byte("# Handoff\n\nShorter now.\n"))
+		}, Change{Kind: Handoff, Name: "HANDOFF.md"}},
+		{"remove a snapshot", func() {
+			if err := os.Remove(outputsPath(data, "candidate-v2")); err != nil {
+				t.Fatal(err)
+			}
+		}, snapshotChange("candidate-v2")},
+		{"edit the gate", func() {
+			writeFile(t, filepath.Join(data, "gate.json"), []byte(`{"min_pass_rate": 0.5, "max_critical_failures": 3, "max_p95_latency_ms": 9000, "max_avg_cost_usd": 0.05}`))
+		}, Change{Kind: Suite, Name: "gate.json"}},
+		{"edit the snapshot back", func() {
+			src, _ := os.ReadFile(filepath.Join(sampleData, "outputs", "candidate-v3.jsonl"))
+			writeFile(t, outputsPath(data, "candidate-v3"), src)
+		}, snapshotChange("candidate-v3")},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			st.edit()
+			if _, err := b.build(changes(st.ch)); err != nil {
+				t.Fatal(err)
+			}
+			sameAsBuild(t, b.files, data)
+		})
+	}
+}

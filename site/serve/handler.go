@@ -1,0 +1,175 @@
+package serve
+
+import (
+	"bytes"
+	"io/fs"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/releasegate/releasegate/site/serve/livereload"
+)
+
+// state is what the server shows: the last good site and, while the
+// inputs are broken, the error that keeps it from being rebuilt. A state
+// is never modified once published, so a request sees one consistent
+// site even while a rebuild swaps in the next.
+type state struct {
+	files      map[string][]byte // nil until a build succeeded
+	failure    error             // the last build's error, nil when it succeeded
+	generation uint64            // grows with every published state
+}
+
+// handler serves the site from memory. Only files the renderer produced
+// exist, so no request can reach anything else on disk.
+type handler struct {
+	current *atomic.Pointer[state]
+	hub     *livereload.Hub // nil when not watching: pages never change
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.hub != nil {
+		switch r.URL.Path {
+		case livereload.EventsPath:
+			h.hub.ServeHTTP(w, r)
+			return
+		case livereload.ScriptPath:
+			h.write(w, r, http.StatusOK, "reload.js", livereload.Script(), nil)
+			return
+		}
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	st := h.current.Load()
+	if st.files == nil {
+		// No build has succeeded yet: a bare page carrying the overlay,
+		// which reloads once the inputs are fixed.
+		h.write(w, r, http.StatusServiceUnavailable, "index.html", noSitePage, st)
+		return
+	}
+	name, found := resolve(r.URL.Path, st.files)
+	switch {
+	case found == redirectToFolder:
+		// Relative links inside x/index.html need the trailing slash.
+		w.Header().Set("Location", "./"+url.PathEscape(path.Base(r.URL.Path))+"/"+queryOf(r))
+		w.WriteHeader(http.StatusFound)
+	case found == notFound:
+		page, ok := st.files["404.html"]
+		if !ok {
+			page = notFoundPage
+		}
+		h.write(w, r, http.StatusNotFound, "404.html", page, st)
+	default:
+		h.write(w, r, http.StatusOK, name, st.files[name], st)
+	}
+}
+
+func queryOf(r *http.Request) string {
+	if r.URL.RawQuery == "" {
+		return ""
+	}
+	return "?" + r.URL.RawQuery
+}
+
+// write sends one file. HTML served while watching gets the reload
+// script and, after a failed build, the error overlay; the stored bytes
+// are never changed.
+func (h *handler) write(w http.ResponseWriter, r *http.Request, status int, name string, data []byte, st *state) {
+	ctype := contentType(name)
+	if st != nil && h.hub != nil && strings.HasPrefix(ctype, "text/html") {
+		extra := livereload.Snippet(st.generation)
+		if st.failure != nil {
+			extra = append(overlay(st.failure, st.files != nil), extra...)
+		}
+		data = livereload.Inject(data, extra)
+	}
+	hdr := w.Header()
+	hdr.Set("Content-Type", ctype)
+	hdr.Set("Cache-Control", "no-store")
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	if status != http.StatusOK {
+		hdr.Set("Content-Length", strconv.Itoa(len(data)))
+		w.WriteHeader(status)
+		if r.Method != http.MethodHead {
+			w.Write(data)
+		}
+		return
+	}
+	// ServeContent adds HEAD, Range and conditional requests.
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(data))
+}
+
+// found says what a request path points at.
+type found int
+
+const (
+	notFound found = iota
+	aFile
+	redirectToFolder
+)
+
+// resolve maps a request path (already percent-decoded once by net/http)
+// to a file of the site: "/" and "/x/" mean their index.html, and "/x"
+// where x/index.html exists is a folder asked for without its slash.
+// Anything that is not a clean relative path inside the site is not
+// found; since only the site's own files are looked up, nothing else can
+// be reached whatever the path holds.
+func resolve(urlPath string, files map[string][]byte) (string, found) {
+	name, ok := strings.CutPrefix(urlPath, "/")
+	if !ok || strings.ContainsAny(name, "\\\x00") {
+		return "", notFound
+	}
+	if name == "" || strings.HasSuffix(name, "/") {
+		name += "index.html"
+	}
+	if !fs.ValidPath(name) {
+		return "", notFound
+	}
+	if _, ok := files[name]; ok {
+		return name, aFile
+	}
+	if _, ok := files[name+"/index.html"]; ok {
+		return name + "/", redirectToFolder
+	}
+	return "", notFound
+}
+
+// contentTypes fixes the types of the files a site holds, so they do not
+// depend on the machine's mime tables.
+var contentTypes = map[string]string{
+	".html":  "text/html; charset=utf-8",
+	".css":   "text/css; charset=utf-8",
+	".js":    "text/javascript; charset=utf-8",
+	".mjs":   "text/javascript; charset=utf-8",
+	".json":  "application/json",
+	".md":    "text/markdown; charset=utf-8",
+	".txt":   "text/plain; charset=utf-8",
+	".svg":   "image/svg+xml",
+	".png":   "image/png",
+	".ico":   "image/x-icon",
+	".woff2": "font/woff2",
+	".xml":   "application/xml",
+	// GitHub Pages' marker file, empty.
+	".nojekyll": "text/plain; charset=utf-8",
+}
+
+// contentType is the Content-Type of a site file, by its extension; files
+// without a known one are plain text or bytes, never sniffed as HTML.
+func contentType(name string) string {
+	ext := strings.ToLower(path.Ext(name))
+	if t, ok := contentTypes[ext]; ok {
+		return t
+	}
+	if t := mime.TypeByExtension(ext); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}

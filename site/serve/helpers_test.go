@@ -1,0 +1,250 @@
+package serve
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"html"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/releasegate/releasegate/site"
+	"go.uber.org/goleak"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// sampleData is the repository's sample data folder.
+const sampleData = "../../data"
+
+// copyDir copies the folder src into a new temporary folder and returns it.
+func copyDir(t testing.TB, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// copyWeb copies the repository's templates/ and assets/ into a new
+// temporary folder, as --web expects them.
+func copyWeb(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, sub := range []string{"templates", "assets"} {
+		src := copyDir(t, filepath.Join("../..", sub))
+		if err := os.Rename(src, filepath.Join(dir, sub)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// fakeRenderer is a renderer small enough to reason about: it shows each
+// snapshot's decision and every template's text, and records its calls.
+// It lets the server be tested whatever the real site renders.
+type fakeRenderer struct {
+	web   fs.FS
+	calls *renderCalls
+}
+
+type renderCalls struct {
+	mu        sync.Mutex
+	all       int
+	shared    int
+	snapshots []string
+}
+
+func (c *renderCalls) snapshot() (all, shared int, snaps []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.all, c.shared, slices.Clone(c.snapshots)
+}
+
+// fakeRenderers returns a newRendererFunc and the log of its calls.
+func fakeRenderers() (newRendererFunc, *renderCalls) {
+	calls := &renderCalls{}
+	return func(web fs.FS) (renderer, error) {
+		// Reading the templates here makes a broken template folder fail
+		// like the real renderer does.
+		if _, err := fs.ReadDir(web, "templates"); err != nil {
+			return nil, err
+		}
+		return &fakeRenderer{web: web, calls: calls}, nil
+	}, calls
+}
+
+func (f *fakeRenderer) RenderAll(in *site.Input, emit site.Emit) error {
+	f.calls.mu.Lock()
+	f.calls.all++
+	f.calls.mu.Unlock()
+	if err := f.shared(in, emit); err != nil {
+		return err
+	}
+	for _, s := range in.Release.Snapshots {
+		if err := f.snapshot(in, s.Label(), emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *fakeRenderer) RenderSnapshot(in *site.Input, label string, emit site.Emit) error {
+	f.calls.mu.Lock()
+	f.calls.snapshots = append(f.calls.snapshots, label)
+	f.calls.mu.Unlock()
+	return f.snapshot(in, label, emit)
+}
+
+func (f *fakeRenderer) RenderShared(in *site.Input, emit site.Emit) error {
+	f.calls.mu.Lock()
+	f.calls.shared++
+	f.calls.mu.Unlock()
+	return f.shared(in, emit)
+}
+
+func (f *fakeRenderer) snapshot(in *site.Input, label string, emit site.Emit) error {
+	for _, s := range in.Release.Snapshots {
+		if s.Label() != label {
+			continue
+		}
+		page := fmt.Sprintf("<!doctype html><html><body><h1>%s</h1><p>%s, %s passed</p></body></html>\n",
+			label, s.Result.Decision, s.PassCount())
+		if err := emit(label+"/index.html", []byte(page)); err != nil {
+			return err
+		}
+		return emit("results/"+label+".json", s.JSON())
+	}
+	return fmt.Errorf("fake: no snapshot %q", label)
+}
+
+func (f *fakeRenderer) shared(in *site.Input, emit site.Emit) error {
+	var b bytes.Buffer
+	b.WriteString("<!doctype html><html><body><ul>\n")
+	for _, s := range in.Release.Snapshots {
+		fmt.Fprintf(&b, "<li><a href=\"%s/\">%s</a> %s</li>\n", s.Label(), s.Label(), s.Result.Decision)
+	}
+	b.WriteString("</ul>\n")
+	err := fs.WalkDir(f.web, "templates", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		t, err := fs.ReadFile(f.web, p)
+		fmt.Fprintf(&b, "<pre>%s</pre>\n", html.EscapeString(string(t)))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	b.WriteString("</body></html>\n")
+	css, err := fs.ReadFile(f.web, "assets/site.css")
+	if err != nil {
+		return err
+	}
+	for name, data := range map[string][]byte{
+		"index.html":        b.Bytes(),
+		"handoff.html":      []byte("<html><body><pre>" + html.EscapeString(string(in.Handoff)) + "</pre></body></html>\n"),
+		"404.html":          []byte("<html><body><h1>Nothing here</h1></body></html>\n"),
+		"RELEASE_REPORT.md": in.Release.Report(),
+		"assets/site.css":   css,
+		".nojekyll":         nil,
+	} {
+		if err := emit(name, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// injected matches what the server adds to served HTML.
+var injected = regexp.MustCompile(`(?s)<div id="releasegate-build-error".*?</div>|<script src="/__releasegate/reload\.js" data-generation="\d+"></script>`)
+
+// stripInjected returns a served page as it was built.
+func stripInjected(page []byte) []byte { return injected.ReplaceAll(page, nil) }
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	file := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", within, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// writeFile writes a file in place, as most editors without backups do.
+func writeFile(t testing.TB, p string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// replaceFile writes a temporary file beside p and renames it over p, as
+// editors with atomic saves and sed -i do.
+func replaceFile(t testing.TB, p string, data []byte) {
+	t.Helper()
+	tmp := path.Join(filepath.Dir(p), "."+filepath.Base(p)+".tmp")
+	writeFile(t, tmp, data)
+	if err := os.Rename(tmp, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// firstLines keeps the first n lines of a JSON Lines file.
+func firstLines(data []byte, n int) []byte {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	return bytes.Join(lines[:min(n, len(lines))], nil)
+}
+
+// errorsAs is errors.As, kept short for table tests.
+func errorsAs(err error, target any) bool { return errors.As(err, target) }

@@ -1,0 +1,83 @@
+package serve
+
+import (
+	"bytes"
+	"errors"
+	"html/template"
+	"strings"
+
+	"github.com/releasegate/releasegate/evaluator/suite"
+)
+
+// problem is a build error taken apart for the overlay.
+type problem struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+	// Stale: the page under the overlay is from the last good build.
+	Stale bool
+}
+
+// describe takes an error apart: an input error names file, line and
+// field; any other error is shown as its message.
+func describe(err error) problem {
+	var in *suite.InputError
+	if errors.As(err, &in) {
+		return problem{File: in.File, Line: in.Line, Field: in.Field, Msg: in.Msg}
+	}
+	return problem{Msg: err.Error()}
+}
+
+// overlayTemplate is shown on every served page while the inputs are
+// broken. Its style is inline so it needs nothing from the site; html/
+// template escapes the message, which quotes the author's input.
+var overlayTemplate = template.Must(template.New("overlay").Parse(`<div id="releasegate-build-error" role="alert" style="position:fixed;left:0;right:0;bottom:0;z-index:2147483647;max-height:60vh;overflow:auto;margin:0;padding:14px 20px;background:#3b0d0c;color:#fff1f0;border-top:4px solid #e5484d;box-shadow:0 -6px 24px rgba(0,0,0,.35);font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;text-align:left">
+<p style="margin:0 0 6px;font-weight:bold">{{if .Stale}}The last edit broke the build: this page is from the last good one.{{else}}The site cannot be built yet.{{end}} Fix the file and save; the page reloads by itself.</p>
+<p style="margin:0;white-space:pre-wrap;word-break:break-word">{{with .File}}<strong>{{.}}{{with $.Line}}:{{.}}{{end}}</strong>{{end}}{{with .Field}} <em>{{.}}</em>{{end}}{{if or .File .Field}}: {{end}}{{.Msg}}</p>
+</div>`))
+
+// overlay renders the overlay for err; stale says whether it covers a
+// page of the last good build.
+func overlay(err error, stale bool) []byte {
+	p := describe(err)
+	p.Stale = stale
+	var b bytes.Buffer
+	if e := overlayTemplate.Execute(&b, p); e != nil {
+		// Unreachable: the template only prints strings and numbers.
+		return []byte("<pre>" + template.HTMLEscapeString(err.Error()) + "</pre>")
+	}
+	return b.Bytes()
+}
+
+// noSitePage is served for every path until a build succeeds; the
+// overlay and reload script are injected like on any page.
+var noSitePage = []byte(strings.TrimLeft(`
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>releasegate: no site yet</title>
+</head>
+<body style="font:16px/1.5 system-ui,sans-serif;margin:2rem">
+<h1>No site yet</h1>
+<p>The data folder has not been built successfully yet.</p>
+</body>
+</html>
+`, "\n"))
+
+// notFoundPage is used when the site has no 404.html of its own.
+var notFoundPage = []byte(strings.TrimLeft(`
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Not found</title>
+</head>
+<body>
+<h1>Not found</h1>
+<p><a href="/">Back to the release overview</a></p>
+</body>
+</html>
+`, "\n"))
