@@ -1,6 +1,7 @@
 package site
 
 import (
+	"html/template"
 	"slices"
 
 	"github.com/releasegate/releasegate/evaluator"
@@ -46,6 +47,7 @@ type CallView struct {
 	Name  string
 	Note  string // "forbidden for this case", "not the expected tool"
 	Lines []JSONLine
+	Code  template.HTML // Lines for a <pre> element
 }
 
 // ForbiddenRow is one tool the case forbids.
@@ -173,6 +175,12 @@ func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 			row.State = "current rule, not expected (allowed)"
 		}
 		p.ActualCitations = append(p.ActualCitations, row)
+	}
+	if p.ExpectedCall != nil {
+		p.ExpectedCall.Code = jsonHTML(p.ExpectedCall.Lines)
+	}
+	for i := range p.ActualCalls {
+		p.ActualCalls[i].Code = jsonHTML(p.ActualCalls[i].Lines)
 	}
 	return p
 }

@@ -2,6 +2,8 @@ package site
 
 import (
 	"fmt"
+	"html"
+	"html/template"
 	"math/big"
 	"strings"
 
@@ -10,30 +12,50 @@ import (
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
-// Badge shows a release decision. The icon is decoration; the text carries
-// the meaning, so colour is never the only signal.
+// Badge shows a release decision or a verdict. The icon is decoration;
+// the text carries the meaning, so colour is never the only signal.
 type Badge struct {
 	Text  string // "PASS"
 	Class string // "pass", for the stylesheet
 	Icon  string
+	// HTML is the badge's markup. There are only five badges and a large
+	// site shows them tens of thousands of times, so each is written once
+	// here instead of by a template call per use.
+	HTML template.HTML
 }
+
+func newBadge(text, class, icon string) Badge {
+	b := Badge{Text: text, Class: class, Icon: icon}
+	b.HTML = template.HTML(`<span class="badge badge-` + html.EscapeString(class) + `"><span class="badge-icon" aria-hidden="true">` +
+		html.EscapeString(icon) + `</span> ` + html.EscapeString(text) + `</span>`)
+	return b
+}
+
+// The badges, made once.
+var (
+	passDecision   = newBadge("PASS", "pass", "✓")
+	reviewDecision = newBadge("REVIEW", "review", "!")
+	blockDecision  = newBadge("BLOCK", "block", "✕")
+	passVerdict    = newBadge("pass", "pass", "✓")
+	failVerdict    = newBadge("fail", "fail", "✕")
+)
 
 func decisionBadge(d decide.Decision) Badge {
 	switch d {
 	case decide.Pass:
-		return Badge{Text: string(d), Class: "pass", Icon: "✓"}
+		return passDecision
 	case decide.Review:
-		return Badge{Text: string(d), Class: "review", Icon: "!"}
+		return reviewDecision
 	}
-	return Badge{Text: string(d), Class: "block", Icon: "✕"}
+	return blockDecision
 }
 
 // verdictBadge shows whether one case or one gate passed.
 func verdictBadge(passed bool) Badge {
 	if passed {
-		return Badge{Text: "pass", Class: "pass", Icon: "✓"}
+		return passVerdict
 	}
-	return Badge{Text: "fail", Class: "fail", Icon: "✕"}
+	return failVerdict
 }
 
 // percent writes a rate as a percentage with at most two decimals.

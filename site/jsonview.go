@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"html"
+	"html/template"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,12 +23,28 @@ type JSONLine struct {
 	Note string // why it is marked, in words
 }
 
-// Class is the line's class attribute.
-func (l JSONLine) Class() string {
-	if l.Mark {
-		return "line diff"
+// jsonHTML renders lines for a <pre> element, one span per line, the
+// marked ones with their note. Like cmd/cover's source view it writes
+// the markup here rather than in a template: a drilldown holds dozens of
+// lines, and a template action per line would dominate the build time
+// of a large suite.
+func jsonHTML(lines []JSONLine) template.HTML {
+	var b strings.Builder
+	for _, l := range lines {
+		if l.Mark {
+			b.WriteString(`<span class="line diff">`)
+		} else {
+			b.WriteString(`<span class="line">`)
+		}
+		b.WriteString(html.EscapeString(l.Text))
+		if l.Note != "" {
+			b.WriteString(`<span class="note"> ← `)
+			b.WriteString(html.EscapeString(l.Note))
+			b.WriteString(`</span>`)
+		}
+		b.WriteString("</span>\n")
 	}
-	return "line"
+	return template.HTML(b.String())
 }
 
 // jsonLines pretty-prints a decoded JSON value (numbers as json.Number)
@@ -96,26 +113,45 @@ func scalarJSON(v any) string {
 }
 
 // quote writes s as a JSON string without HTML escapes; the page
-// template escapes for HTML.
+// escapes for HTML.
 func quote(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSuffix(b.String(), "\n")
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(s)
+			return strings.TrimSuffix(b.String(), "\n")
+		}
+	}
+	return `"` + s + `"` // plain ASCII needs no escape
 }
 
 // plainKey and keySegment follow the path notation of
 // judge.CompareArguments; TestMismatchPathsAreShown and
 // FuzzMismatchPathsAreShown keep the two in step.
-var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 func keySegment(k string) string {
-	if plainKey.MatchString(k) {
+	if plainKey(k) {
 		return "." + k
 	}
 	q, _ := json.Marshal(k)
 	return "[" + string(q) + "]"
+}
+
+// plainKey reports whether k matches ^[A-Za-z_][A-Za-z0-9_]*$, the keys
+// the judge writes after a dot.
+func plainKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		letter := c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // markMismatches marks the lines whose path holds a mismatch. On the

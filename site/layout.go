@@ -1,6 +1,7 @@
 package site
 
 import (
+	"html/template"
 	"strconv"
 	"strings"
 )
@@ -17,7 +18,17 @@ type Layout struct {
 	// Snapshots link every snapshot's page; the current one is marked.
 	Snapshots []NavLink
 	Footer    string
+	// Header is the navigation rendered with the "header" template.
+	Header template.HTML
+	// headerKey names what Header depends on, for reuse across pages.
+	headerKey string
 }
+
+// frame gives the renderer every page's Layout.
+func (l *Layout) frame() *Layout { return l }
+
+// framed is a page with the common frame.
+type framed interface{ frame() *Layout }
 
 // NavLink is one link of a navigation list.
 type NavLink struct {
@@ -54,7 +65,21 @@ func (s siteInfo) layout(path, title string) Layout {
 		// A drilldown lies inside its snapshot.
 		snaps[i].InSection = strings.HasPrefix(path, "snapshots/"+l+"/")
 	}
+	// The navigation depends only on the way back to the root and on
+	// which links are marked.
+	key := []byte(root)
+	for _, l := range append(nav, snaps...) {
+		switch {
+		case l.Current:
+			key = append(key, 'c')
+		case l.InSection:
+			key = append(key, 's')
+		default:
+			key = append(key, '-')
+		}
+	}
 	return Layout{
+		headerKey: string(key),
 		Title:     title,
 		Root:      root,
 		Style:     root + stylePath,

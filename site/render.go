@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
-	"path"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -89,6 +88,8 @@ func hasAsset(as []asset, p string) bool {
 type view struct {
 	in   *Input
 	info siteInfo
+	// headers caches rendered navigation by Layout.headerKey.
+	headers sync.Map
 }
 
 func newView(in *Input) (*view, error) {
@@ -146,12 +147,34 @@ func (r *Renderer) execute(name string, data any) ([]byte, error) {
 	return bytes.Clone(b.Bytes()), nil
 }
 
+// header renders the navigation of a page's frame, or reuses the one
+// rendered for an earlier page with the same key.
+func (r *Renderer) header(v *view, name string, l *Layout) (template.HTML, error) {
+	if h, ok := v.headers.Load(l.headerKey); ok {
+		return h.(template.HTML), nil
+	}
+	b := buffers.Get().(*bytes.Buffer)
+	defer buffers.Put(b)
+	b.Reset()
+	if err := r.templates[name].ExecuteTemplate(b, "header", l); err != nil {
+		return "", fmt.Errorf("site: templates/base.html: %w", err)
+	}
+	h, _ := v.headers.LoadOrStore(l.headerKey, template.HTML(b.String()))
+	return h.(template.HTML), nil
+}
+
 // pageJob renders the page that build makes with the template set name.
-func pageJob[P any](r *Renderer, p, name string, build func() (P, error)) job {
+func pageJob[P any](r *Renderer, v *view, p, name string, build func() (P, error)) job {
 	return job{path: p, make: func() ([]byte, error) {
 		data, err := build()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if f, ok := any(data).(framed); ok {
+			l := f.frame()
+			if l.Header, err = r.header(v, name, l); err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
 		}
 		b, err := r.execute(name, data)
 		if err != nil {
@@ -169,11 +192,11 @@ func fileJob(p string, data []byte) job {
 // and a drilldown per case.
 func (r *Renderer) snapshotJobs(v *view, s *evaluator.Snapshot) []job {
 	jobs := []job{
-		pageJob(r, snapshotPath(s.Label()), "snapshot", func() (*SnapshotPage, error) { return v.snapshotPage(s) }),
+		pageJob(r, v, snapshotPath(s.Label()), "snapshot", func() (*SnapshotPage, error) { return v.snapshotPage(s) }),
 		{path: resultsPath(s.Label()), make: func() ([]byte, error) { return s.JSON(), nil }},
 	}
 	for i, c := range v.in.Release.Suite.Cases {
-		jobs = append(jobs, pageJob(r, drilldownPath(s.Label(), c.ID), "drilldown",
+		jobs = append(jobs, pageJob(r, v, drilldownPath(s.Label(), c.ID), "drilldown",
 			func() (*DrilldownPage, error) { return v.drilldown(s, i), nil }))
 	}
 	return jobs
@@ -183,14 +206,14 @@ func (r *Renderer) snapshotJobs(v *view, s *evaluator.Snapshot) []job {
 func (r *Renderer) sharedJobs(v *view) []job {
 	rel := v.in.Release
 	jobs := []job{
-		pageJob(r, overviewPath, "overview", v.overview),
-		pageJob(r, policyPath, "policy", v.policy),
+		pageJob(r, v, overviewPath, "overview", v.overview),
+		pageJob(r, v, policyPath, "policy", v.policy),
 	}
 	if v.info.HasHandoff {
-		jobs = append(jobs, pageJob(r, handoffPath, "handoff", v.handoff))
+		jobs = append(jobs, pageJob(r, v, handoffPath, "handoff", v.handoff))
 	}
 	jobs = append(jobs,
-		pageJob(r, notFoundPath, notFoundTemplate, func() (*NotFoundPage, error) {
+		pageJob(r, v, notFoundPath, notFoundTemplate, func() (*NotFoundPage, error) {
 			return &NotFoundPage{Title: "Page not found", CSS: r.css, Home: overviewPath}, nil
 		}),
 		job{path: reportPath, make: func() ([]byte, error) { return rel.Report(), nil }},
@@ -200,7 +223,7 @@ func (r *Renderer) sharedJobs(v *view) []job {
 		jobs = append(jobs, fileJob(a.path, a.data))
 	}
 	for i, c := range rel.Suite.Cases {
-		jobs = append(jobs, pageJob(r, historyPath(c.ID), "history", func() (*HistoryPage, error) { return v.history(i), nil }))
+		jobs = append(jobs, pageJob(r, v, historyPath(c.ID), "history", func() (*HistoryPage, error) { return v.history(i), nil }))
 	}
 	return jobs
 }
@@ -220,59 +243,92 @@ func (r *Renderer) allJobs(v *view) []job {
 	return append(jobs, rest...)
 }
 
+// runOptions say how run hands files to emit.
+type runOptions struct {
+	// writers, when above zero, is the number of goroutines that call
+	// emit while the render workers go on: for an emit that writes
+	// files, which waits on the disk rather than the processor.
+	// Otherwise emit is called by one goroutine at a time.
+	writers  int
+	progress func(done, total int)
+}
+
+// rendered is one made file on its way to emit.
+type rendered struct {
+	index int
+	data  []byte
+}
+
 // run makes every job on GOMAXPROCS workers and hands each file to emit.
-// With serial set, emit is called by one goroutine at a time. The first
-// error stops the workers; the error of the earliest failed job in list
-// order is returned.
-func run(jobs []job, emit Emit, serial bool, progress func(done, total int)) error {
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+// The first error stops the work; the error of the earliest failed job in
+// list order is returned.
+func run(jobs []job, emit Emit, opts runOptions) error {
 	var (
-		next   atomic.Int64
-		failed atomic.Bool
-		mu     sync.Mutex // serialises emit (when serial) and progress
-		done   int
-		errs   = make([]error, len(jobs))
-		wg     sync.WaitGroup
+		next     atomic.Int64
+		failed   atomic.Bool
+		emitMu   sync.Mutex // serialises emit when there are no writers
+		doneMu   sync.Mutex // guards done and serialises progress
+		done     int
+		errs     = make([]error, len(jobs))
+		workers  sync.WaitGroup
+		writing  sync.WaitGroup
+		toWriter chan rendered
 	)
-	for range workers {
-		wg.Go(func() {
+	fail := func(i int, err error) {
+		errs[i] = err
+		failed.Store(true)
+	}
+	deliver := func(i int, data []byte) {
+		if err := emit(jobs[i].path, data); err != nil {
+			fail(i, fmt.Errorf("site: %s: %w", jobs[i].path, err))
+			return
+		}
+		if opts.progress != nil {
+			doneMu.Lock()
+			done++
+			opts.progress(done, len(jobs))
+			doneMu.Unlock()
+		}
+	}
+	if opts.writers > 0 {
+		toWriter = make(chan rendered, 2*opts.writers)
+		for range opts.writers {
+			writing.Go(func() {
+				for f := range toWriter {
+					if !failed.Load() {
+						deliver(f.index, f.data)
+					}
+				}
+			})
+		}
+	}
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		workers.Go(func() {
 			for !failed.Load() {
 				i := int(next.Add(1) - 1)
 				if i >= len(jobs) {
 					return
 				}
-				err := make1(jobs[i], emit, serial, &mu)
-				if err != nil {
-					errs[i] = err
-					failed.Store(true)
-					return
-				}
-				if progress != nil {
-					mu.Lock()
-					done++
-					progress(done, len(jobs))
-					mu.Unlock()
+				data, err := jobs[i].make()
+				switch {
+				case err != nil:
+					fail(i, err)
+				case toWriter != nil:
+					toWriter <- rendered{i, data}
+				default:
+					emitMu.Lock()
+					deliver(i, data)
+					emitMu.Unlock()
 				}
 			}
 		})
 	}
-	wg.Wait()
+	workers.Wait()
+	if toWriter != nil {
+		close(toWriter)
+		writing.Wait()
+	}
 	return firstError(errs)
-}
-
-func make1(j job, emit Emit, serial bool, mu *sync.Mutex) error {
-	data, err := j.make()
-	if err != nil {
-		return err
-	}
-	if serial {
-		mu.Lock()
-		defer mu.Unlock()
-	}
-	if err := emit(j.path, data); err != nil {
-		return fmt.Errorf("site: %s: %w", path.Clean(j.path), err)
-	}
-	return nil
 }
 
 func firstError(errs []error) error {

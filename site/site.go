@@ -71,7 +71,7 @@ func (r *Renderer) RenderAll(in *Input, emit Emit) error {
 	if err != nil {
 		return err
 	}
-	return run(r.allJobs(v), emit, true, nil)
+	return run(r.allJobs(v), emit, runOptions{})
 }
 
 // RenderSnapshot renders the files that belong to one snapshot only: its page,
@@ -85,7 +85,7 @@ func (r *Renderer) RenderSnapshot(in *Input, label string, emit Emit) error {
 	if !ok {
 		return fmt.Errorf("site: no snapshot labelled %q", label)
 	}
-	return run(r.snapshotJobs(v, s), emit, true, nil)
+	return run(r.snapshotJobs(v, s), emit, runOptions{})
 }
 
 // RenderShared renders the files that depend on every snapshot: the overview,
@@ -96,7 +96,7 @@ func (r *Renderer) RenderShared(in *Input, emit Emit) error {
 	if err != nil {
 		return err
 	}
-	return run(r.sharedJobs(v), emit, true, nil)
+	return run(r.sharedJobs(v), emit, runOptions{})
 }
 
 // BuildOptions tune Build.
@@ -134,9 +134,10 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The tree takes writes from any goroutine, so files are written by
-	// the workers that render them.
-	if err := run(r.allJobs(v), tree.Write, false, opts.Progress); err != nil {
+	// The tree takes writes from any goroutine. Creating a file waits on
+	// the disk far longer than on the processor, so several writers keep
+	// the render workers busy meanwhile.
+	if err := run(r.allJobs(v), tree.Write, runOptions{writers: fileWriters, progress: opts.Progress}); err != nil {
 		tree.Abort()
 		return nil, err
 	}
@@ -145,6 +146,9 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	}
 	return in.Release, nil
 }
+
+// fileWriters is how many goroutines write a build's files.
+const fileWriters = 4
 
 // loadInput evaluates the data folder with every output kept and reads
 // its HANDOFF.md, which may be missing.

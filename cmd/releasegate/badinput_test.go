@@ -196,3 +196,17 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestBundleQuiet(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b.zip")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"bundle", "--data", "../../data", "-o", out, "--quiet"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("status %d: %s", code, stderr.String())
+	}
+	if stdout.Len() != 0 || stderr.Len() != 0 {
+		t.Fatalf("--quiet printed %q %q", stdout.String(), stderr.String())
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatal(err)
+	}
+}

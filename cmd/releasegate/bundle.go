@@ -12,7 +12,7 @@ import (
 
 const bundleHelp = `Usage:
 
-  releasegate bundle [--data data] [-o FILE]
+  releasegate bundle [--data data] [-o FILE] [--quiet]
 
 Build the report site and pack it, with the inputs it was built from, into
 one zip archive to hand over: unzip it and open index.html, offline.
@@ -38,6 +38,7 @@ Flags:
   --data DIR  data folder (default "data")
   -o FILE     the archive to write (default: releasegate-<version>-<hash>.zip
               in the current folder)
+  --quiet     print nothing but errors
 
 Examples:
 
@@ -49,6 +50,7 @@ func runBundle(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("bundle", bundleHelp, stderr)
 	data := fs.String("data", "data", "")
 	output := fs.String("o", "", "")
+	quiet := fs.Bool("quiet", false, "")
 	if code := parseFlags(fs, bundleHelp, args, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -63,6 +65,9 @@ func runBundle(args []string, stdout, stderr io.Writer) int {
 	created, err := bundle.Create(opts)
 	if err != nil {
 		return failure(stderr, err)
+	}
+	if *quiet {
+		return exitOK
 	}
 	fmt.Fprint(stdout, created.Release.Table())
 	fmt.Fprintf(stdout, "\nwrote %s: %d files, %s, sha256 %s\n", created.Path, created.Files, byteSize(created.Bytes), created.SHA256)

@@ -78,13 +78,13 @@ func printVerifyReport(w io.Writer, rep *bundle.Report) {
 	}
 	fmt.Fprintf(w, "  %d snapshots evaluated again from inputs/:\n", len(rep.Snapshots))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "    snapshot\tbundled\trecomputed\t")
+	fmt.Fprintln(tw, "    snapshot\tbundled\trecomputed")
 	for _, s := range rep.Snapshots {
 		bundled := string(s.Bundled)
 		if bundled == "" {
 			bundled = "-"
 		}
-		fmt.Fprintf(tw, "    %s\t%s\t%s\t\n", s.Label, bundled, s.Recomputed)
+		fmt.Fprintf(tw, "    %s\t%s\t%s\n", s.Label, bundled, s.Recomputed)
 	}
 	tw.Flush()
 }

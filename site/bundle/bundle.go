@@ -18,12 +18,13 @@
 // the path relative to the top folder), one line per file, sorted by path,
 // not listing itself; "sha256sum -c MANIFEST" run in the top folder checks
 // it. The inputs hash is the first 8 hex digits of the SHA-256 of the
-// MANIFEST lines of the files below inputs/, so
-// "grep '  inputs/' MANIFEST | sha256sum" recomputes it.
+// MANIFEST lines of the files below inputs/, so this recomputes it:
+//
+//	grep '  inputs/' MANIFEST | sha256sum | cut -c1-8
 //
 // Reproducibility: entries are sorted by path, carry no extra fields, mode
-// 0644, one fixed time, and are compressed with Deflate at the best level
-// (or stored when that is not smaller). The time is SOURCE_DATE_EPOCH when
+// 0644, one fixed time, and are compressed with Deflate at level 6 (or
+// stored when that is not smaller). The time is SOURCE_DATE_EPOCH when
 // the caller passes it, otherwise the first day of the policy version's
 // month (ER-2026.10 gives 2026-10-01 00:00:00 UTC), clamped to the range
 // a zip file can hold (1980 to 2107). The same inputs, built by the same

@@ -200,7 +200,7 @@ func checkEntries(archive string, files []*zip.File, limits Limits) (string, err
 		if size > uint64(limits.MaxFileSize) {
 			return refuse(name, "expands to %d bytes, more than the limit of %d per file", size, limits.MaxFileSize)
 		}
-		if size >= ratioFloor && size > zf.CompressedSize64*uint64(limits.MaxRatio) {
+		if size >= ratioFloor && size/uint64(limits.MaxRatio) > zf.CompressedSize64 { // divided: a hostile size must not overflow
 			return refuse(name, "compressed more than %d to 1 (%d bytes from %d); refusing a likely zip bomb", limits.MaxRatio, size, zf.CompressedSize64)
 		}
 		total += size

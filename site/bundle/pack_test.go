@@ -93,6 +93,9 @@ func TestBundleLayout(t *testing.T) {
 	}
 	defer zr.Close()
 	for _, f := range zr.File {
+		if f.CreatorVersion != 0x0314 || f.ReaderVersion != 20 || f.Flags != 0 {
+			t.Errorf("%s: made by %#04x, needs %d, flags %#x; want Unix zip 2.0, 2.0, none", f.Name, f.CreatorVersion, f.ReaderVersion, f.Flags)
+		}
 		if f.Mode() != 0o644 || len(f.Extra) != 0 || !f.Modified.Equal(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)) {
 			t.Errorf("%s: mode %v, %d extra bytes, time %v", f.Name, f.Mode(), len(f.Extra), f.Modified)
 		}

@@ -287,3 +287,28 @@ func TestDescribeTextDiff(t *testing.T) {
 		}
 	}
 }
+
+func TestVerifyAcceptsFolderEntries(t *testing.T) {
+	// "zip -r" of an unpacked bundle adds an entry per folder.
+	good := makeBundle(t, sampleData, time.Time{})
+	names, files := readZip(t, good)
+	root, _, _ := strings.Cut(names[0], "/")
+	entries := []entry{{name: root + "/", mode: os.ModeDir | 0o755}}
+	dirs := map[string]bool{}
+	for _, n := range names {
+		if dir := n[:strings.LastIndexByte(n, '/')+1]; dir != root+"/" && !dirs[dir] {
+			dirs[dir] = true
+			entries = append(entries, entry{name: dir, mode: os.ModeDir | 0o755})
+		}
+		entries = append(entries, entry{name: n, data: files[n]})
+	}
+	path := filepath.Join(t.TempDir(), "zipped-again.zip")
+	writeZip(t, path, entries)
+	rep, err := Verify(path, VerifyOptions{TempDir: t.TempDir()})
+	if err != nil || !rep.Verified() {
+		t.Fatalf("Verify = %+v, %v", rep, err)
+	}
+	if len(dirs) < 3 {
+		t.Errorf("only %d folder entries; the test needs nested folders", len(dirs))
+	}
+}

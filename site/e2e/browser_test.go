@@ -249,3 +249,83 @@ func (tb *tab) withTimeout(t testing.TB, d time.Duration) *tab {
 	t.Cleanup(cancel)
 	return &tab{ctx: ctx, log: tb.log, close: tb.close}
 }
+
+// deadline returns a view of tb whose actions end after d, and the func
+// that releases it. The tab itself stays open.
+func (tb *tab) deadline(d time.Duration) (*tab, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(tb.ctx, d)
+	return &tab{ctx: ctx, log: tb.log, close: tb.close}, cancel
+}
+
+// reset leaves the current page and forgets what the tab recorded, so the
+// next page starts with an empty log.
+func (tb *tab) reset() error {
+	ctx, cancel := context.WithTimeout(tb.ctx, pageTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		return fmt.Errorf("leave the previous page: %w", err)
+	}
+	tb.log.mu.Lock()
+	defer tb.log.mu.Unlock()
+	tb.log.log = pageLog{}
+	return nil
+}
+
+// setup prepares a fresh tab before it loads any page, e.g. emulates a
+// colour scheme.
+type setup func(tb *tab) error
+
+// tabPool lends tabs with one scope and one setup to the visits of a
+// crawl. Opening a tab starts a renderer process, which costs more than
+// loading most pages; a pool pays for it once per parallel visit.
+type tabPool struct {
+	browser context.Context
+	inScope func(string) bool
+	prepare setup
+	idle    chan *tab
+}
+
+func newTabPool(browser context.Context, inScope func(string) bool, prepare setup) *tabPool {
+	return &tabPool{browser: browser, inScope: inScope, prepare: prepare, idle: make(chan *tab, tabsInParallel)}
+}
+
+// get lends an idle tab, or opens and prepares a new one.
+func (p *tabPool) get() (*tab, error) {
+	select {
+	case tb := <-p.idle:
+		return tb, nil
+	default:
+	}
+	tb, err := newTab(p.browser, p.inScope)
+	if err != nil {
+		return nil, err
+	}
+	if p.prepare != nil {
+		if err := p.prepare(tb); err != nil {
+			tb.close()
+			return nil, fmt.Errorf("prepare the tab: %w", err)
+		}
+	}
+	return tb, nil
+}
+
+// put returns a tab for the next visit.
+func (p *tabPool) put(tb *tab) {
+	select {
+	case p.idle <- tb:
+	default:
+		tb.close()
+	}
+}
+
+// close closes the idle tabs.
+func (p *tabPool) close() {
+	for {
+		select {
+		case tb := <-p.idle:
+			tb.close()
+		default:
+			return
+		}
+	}
+}

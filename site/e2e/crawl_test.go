@@ -35,20 +35,18 @@ type pageView[T any] struct {
 // probe runs extra checks on an open, settled page.
 type probe[T any] func(tb *tab) (T, error)
 
-// setup prepares a fresh tab before it loads the page, e.g. emulates a
-// colour scheme.
-type setup func(tb *tab) error
-
 // crawl loads the site's index.html, then every page it links to, and so
 // on, loading pages in parallel tabs of the shared browser. Only .html
 // files inside the site are followed. Pages come back sorted by path.
 // prepare and look may be nil.
 func crawl[T any](browser context.Context, s served, prepare setup, look probe[T]) []*pageView[T] {
+	tabs := newTabPool(browser, s.inScope, prepare)
+	defer tabs.close()
 	seen := map[string]bool{"index.html": true}
 	level := []string{"index.html"}
 	var all []*pageView[T]
 	for len(level) > 0 {
-		views := visitAll(browser, s, level, prepare, look)
+		views := visitAll(tabs, s, level, look)
 		all = append(all, views...)
 		var next []string
 		for _, v := range views {
@@ -69,7 +67,7 @@ func crawl[T any](browser context.Context, s served, prepare setup, look probe[T
 
 // visitAll visits the pages at the slash paths rels, at most tabsInParallel
 // at a time, and returns their views in the order of rels.
-func visitAll[T any](browser context.Context, s served, rels []string, prepare setup, look probe[T]) []*pageView[T] {
+func visitAll[T any](tabs *tabPool, s served, rels []string, look probe[T]) []*pageView[T] {
 	views := make([]*pageView[T], len(rels))
 	slots := make(chan struct{}, tabsInParallel)
 	var wg sync.WaitGroup
@@ -77,7 +75,7 @@ func visitAll[T any](browser context.Context, s served, rels []string, prepare s
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			views[i] = visit(browser, s, rel, prepare, look)
+			views[i] = visit(tabs, s, rel, look)
 		})
 	}
 	wg.Wait()
@@ -95,36 +93,41 @@ const pageFactsJS = `({
 	ids: Array.from(document.querySelectorAll("[id]"), e => e.id),
 })`
 
-// visit opens one page in a fresh tab, reads its facts and runs look.
-func visit[T any](browser context.Context, s served, rel string, prepare setup, look probe[T]) *pageView[T] {
+// visit opens one page in a tab of the pool, reads its facts and runs look.
+// A tab whose visit failed is closed rather than lent again.
+func visit[T any](tabs *tabPool, s served, rel string, look probe[T]) *pageView[T] {
 	v := &pageView[T]{Rel: rel, URL: s.url(rel)}
-	ctx, cancel := context.WithTimeout(browser, pageTimeout)
-	defer cancel()
-	tb, err := newTab(ctx, s.inScope)
+	tb, err := tabs.get()
 	if err != nil {
 		v.Err = err
 		return v
 	}
-	defer tb.close()
-	defer func() { v.Log = tb.log.snapshot() }()
-	if prepare != nil {
-		if err := prepare(tb); err != nil {
-			v.Err = fmt.Errorf("prepare the tab: %w", err)
-			return v
+	defer func() {
+		if v.Err == nil {
+			tabs.put(tb)
+		} else {
+			tb.close()
 		}
-	}
-	if v.Status, err = tb.open(v.URL); err != nil {
+	}()
+	if err := tb.reset(); err != nil {
 		v.Err = err
 		return v
 	}
-	facts, err := eval[pageFacts](tb, pageFactsJS)
+	page, cancel := tb.deadline(pageTimeout)
+	defer cancel()
+	defer func() { v.Log = tb.log.snapshot() }()
+	if v.Status, err = page.open(v.URL); err != nil {
+		v.Err = err
+		return v
+	}
+	facts, err := eval[pageFacts](page, pageFactsJS)
 	if err != nil {
 		v.Err = fmt.Errorf("read links: %w", err)
 		return v
 	}
 	v.Links, v.IDs = facts.Links, facts.IDs
 	if look != nil {
-		if v.Probe, err = look(tb); err != nil {
+		if v.Probe, err = look(page); err != nil {
 			v.Err = err
 		}
 	}

@@ -72,7 +72,12 @@ func runTests(m *testing.M) int {
 	defer stop()
 	env.browser, env.browserMissing, env.browserProblem = startBrowser(ctx, filepath.Join(tmp, "profile"))
 	shared = env
-	return m.Run()
+	code := m.Run()
+	if env.browser != nil {
+		// Wait for the browser to exit, so the profile can be removed.
+		_ = chromedp.Cancel(env.browser)
+	}
+	return code
 }
 
 // chromePath is the browser to drive: $CHROME, else Debian's chromium.

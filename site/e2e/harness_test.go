@@ -3,6 +3,8 @@ package e2e
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -28,9 +30,11 @@ setTimeout(() => { throw new Error("late failure"); }, 0);
 </script></body></html>`
 
 // inaccessiblePage has an image without alt text and a button without a
-// name, two violations axe-core rates critical.
+// name, which axe-core rates critical, and grey text on grey in either
+// colour scheme, which it rates serious.
 const inaccessiblePage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>inaccessible</title></head>
-<body><main><h1>Chart</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="40" height="40"><button></button></main></body></html>`
+<body><main><h1>Chart</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="40" height="40"><button></button>
+<p style="color:#777;background:#888">faint</p></main></body></html>`
 
 func harnessServer(t *testing.T) *httptest.Server {
 	t.Helper()
@@ -117,9 +121,48 @@ func TestHarnessAxeFindsViolations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"image-alt", "button-name"} {
-		if !slices.ContainsFunc(got, func(v axeViolation) bool { return v.ID == want && v.blocking() }) {
-			t.Errorf("axe did not report %s as serious or critical; got %v", want, got)
+	checks := []struct {
+		scheme string
+		found  []axeViolation
+		want   []string
+	}{
+		{"light", got.Light, []string{"image-alt", "button-name", "color-contrast"}},
+		// The dark run repeats the colour rules only.
+		{"dark", got.Dark, []string{"color-contrast"}},
+	}
+	for _, c := range checks {
+		for _, want := range c.want {
+			if !slices.ContainsFunc(c.found, func(v axeViolation) bool { return v.ID == want && v.blocking() }) {
+				t.Errorf("%s: axe did not report %s as serious or critical; got %v", c.scheme, want, c.found)
+			}
 		}
+	}
+}
+
+// TestHarnessConfinesFilePages shows that a page opened from a folder with
+// confinement on may not load a file next to that folder, as the bundle
+// test relies on.
+func TestHarnessConfinesFilePages(t *testing.T) {
+	t.Parallel()
+	browser := shared.needBrowser(t)
+	root := t.TempDir()
+	dir := filepath.Join(root, "site")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	page := strings.Replace(cleanPage, "<p>nothing to see</p>", `<img src="../outside.gif" alt="outside">`, 1)
+	for name, body := range map[string]string{"site/index.html": page, "outside.gif": "GIF89a"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := serveFiles(dir, true)
+	tb := openTab(t, browser, s.inScope).withTimeout(t, pageTimeout)
+	if _, err := tb.open(s.url("index.html")); err != nil {
+		t.Fatal(err)
+	}
+	got := tb.log.snapshot()
+	if !slices.ContainsFunc(got.OffScope, func(u string) bool { return strings.HasSuffix(u, "/outside.gif") }) {
+		t.Errorf("the file outside the folder was not flagged; requests %q, off scope %q", got.Requests, got.OffScope)
 	}
 }

@@ -2,17 +2,72 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"testing"
 )
 
-// TestSampleSiteOverHTTP opens every page of the sample site from a
-// loopback server under a sub-path, the way a project site on a static
-// host is seen.
+// sampleFindings is what the crawl of the sample site over HTTP reads from
+// each page: the charts, and what axe-core reports when it is installed.
+type sampleFindings struct {
+	Charts []chartState
+	Axe    *schemeViolations
+}
+
+// crawledSite is a finished crawl: the pages and how they were reached.
+type crawledSite struct {
+	site  served
+	views []*pageView[sampleFindings]
+}
+
+// crawlSampleOverHTTP crawls the sample site from a loopback server under
+// subPath, the way a project site on a static host is seen, reading
+// charts and accessibility in one visit per page. TestSampleSiteOverHTTP
+// and TestAccessibility share it, which saves loading every page twice.
+func crawlSampleOverHTTP(browser context.Context, dir string) (crawledSite, error) {
+	srv := httptest.NewServer(siteHandler(dir))
+	defer srv.Close()
+	s := served{dir: dir, base: srv.URL + subPath, inScope: sameOrigin(srv.URL)}
+	_, axeErr := os.Stat(axeScript)
+	look := func(tb *tab) (sampleFindings, error) {
+		var f sampleFindings
+		var err error
+		if f.Charts, err = chartProbe(tb); err != nil {
+			return f, fmt.Errorf("measure charts: %w", err)
+		}
+		if axeErr == nil {
+			a, err := axeProbe(tb)
+			if err != nil {
+				return f, err
+			}
+			f.Axe = &a
+		}
+		return f, nil
+	}
+	views := crawl(browser, s, colorScheme("light"), look)
+	return crawledSite{site: s, views: views}, nil
+}
+
+// sampleOverHTTP returns the shared crawl of the sample site over HTTP.
+func (e *environment) sampleOverHTTP(t *testing.T) crawledSite {
+	t.Helper()
+	browser := e.needBrowser(t)
+	dir := e.sampleSite(t)
+	c, err := e.sites.sampleCrawl(browser, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestSampleSiteOverHTTP checks every page of the sample site served over
+// HTTP under a sub-path.
 func TestSampleSiteOverHTTP(t *testing.T) {
 	t.Parallel()
-	browser := shared.needBrowser(t)
-	checkEveryPage(t, browser, serveHTTP(t, shared.sampleSite(t)), http.StatusOK)
+	c := shared.sampleOverHTTP(t)
+	checkEveryPage(t, c.site, c.views, func(f sampleFindings) []chartState { return f.Charts })
 }
 
 // TestSampleSiteFromDisk opens every page of the sample site from file://,
@@ -21,24 +76,25 @@ func TestSampleSiteOverHTTP(t *testing.T) {
 func TestSampleSiteFromDisk(t *testing.T) {
 	t.Parallel()
 	browser := shared.needBrowser(t)
-	checkEveryPage(t, browser, serveFiles(shared.sampleSite(t), false), 0)
+	s := serveFiles(shared.sampleSite(t), false)
+	views := crawl(browser, s, nil, chartProbe)
+	checkEveryPage(t, s, views, func(c []chartState) []chartState { return c })
 }
 
-// checkEveryPage crawls the site from index.html and checks each page: the
-// document loads with wantStatus, nothing fails, nothing leaves the site,
-// no script errs, no dialog opens and every chart draws. Then it checks
-// the links between the pages.
-func checkEveryPage(t *testing.T, browser context.Context, s served, wantStatus int64) {
+// checkEveryPage checks each crawled page: the document loaded (chromium
+// reports 200 for a file too), nothing failed, nothing left the site, no
+// script erred, no dialog opened and every chart drew. Then it checks the
+// links between the pages.
+func checkEveryPage[T any](t *testing.T, s served, views []*pageView[T], charts func(T) []chartState) {
 	t.Helper()
-	views := crawl(browser, s, nil, chartProbe)
-	forEachPage(t, views, func(t *testing.T, v *pageView[[]chartState]) {
-		if v.Status != wantStatus {
-			t.Errorf("document status %d, want %d", v.Status, wantStatus)
+	forEachPage(t, views, func(t *testing.T, v *pageView[T]) {
+		if v.Status != http.StatusOK {
+			t.Errorf("document status %d, want 200", v.Status)
 		}
 		for _, p := range v.Log.problems() {
 			t.Error(p)
 		}
-		checkCharts(t, v.Probe)
+		checkCharts(t, charts(v.Probe))
 	})
 	t.Run("links", func(t *testing.T) {
 		for _, p := range brokenLinks(s, views) {
@@ -49,8 +105,8 @@ func checkEveryPage(t *testing.T, browser context.Context, s served, wantStatus 
 		// Guards the chart check itself: if the containers lost the class
 		// it looks for, every page would pass with no chart checked.
 		for _, v := range views {
-			if v.Rel == "index.html" && len(v.Probe) < 2 {
-				t.Errorf("index.html: %d chart containers found, want the p95 and the cost chart", len(v.Probe))
+			if n := len(charts(v.Probe)); v.Rel == "index.html" && n < 2 {
+				t.Errorf("index.html: %d chart containers found, want the p95 and the cost chart", n)
 			}
 		}
 	})

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,7 +22,12 @@ import (
 // siteCache builds each site a test needs once per run, however many tests
 // ask for it and in whatever order.
 type siteCache struct {
-	tmp     string
+	tmp string
+	// crawl of the sample site over HTTP, shared by two tests.
+	crawlOnce sync.Once
+	crawled   crawledSite
+	crawlErr  error
+
 	sample  func() (string, error)
 	hostile func() (string, error)
 }
@@ -39,6 +45,13 @@ func newSiteCache(tmp string) *siteCache {
 		return buildSite(data, filepath.Join(tmp, "hostile-site"))
 	})
 	return c
+}
+
+// sampleCrawl crawls the sample site over HTTP on the first call and
+// returns that crawl to every call.
+func (c *siteCache) sampleCrawl(browser context.Context, dir string) (crawledSite, error) {
+	c.crawlOnce.Do(func() { c.crawled, c.crawlErr = crawlSampleOverHTTP(browser, dir) })
+	return c.crawled, c.crawlErr
 }
 
 func buildSite(data, out string) (string, error) {

@@ -47,7 +47,7 @@ type builder struct {
 	files    map[string][]byte
 
 	// carry holds the changes of failed builds: they still need doing.
-	carry Changes
+	carry changeSet
 }
 
 // outcome is what a successful build changed.
@@ -77,7 +77,7 @@ func (d decisionChange) String() string {
 
 // build applies ch (and whatever earlier failed builds left to do). On
 // error the last good build stays as it was.
-func (b *builder) build(ch Changes) (*outcome, error) {
+func (b *builder) build(ch changeSet) (*outcome, error) {
 	todo := b.carry
 	todo.Merge(ch)
 	if b.release == nil {
@@ -88,15 +88,15 @@ func (b *builder) build(ch Changes) (*outcome, error) {
 		b.carry = todo
 		return nil, err
 	}
-	b.carry = Changes{}
+	b.carry = changeSet{}
 	*b = next
 	return out, nil
 }
 
 // try computes the next builder state without touching the current one.
-func (b *builder) try(ch Changes) (*outcome, builder, error) {
+func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	next := *b
-	next.carry = Changes{}
+	next.carry = changeSet{}
 	full := ch.All || ch.Web || ch.Suite // every page is rendered again
 	if ch.All || ch.Web {
 		r, err := b.newRenderer(b.web)

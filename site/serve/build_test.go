@@ -19,7 +19,7 @@ func newTestBuilder(t *testing.T, nr newRendererFunc) (*builder, string) {
 	t.Helper()
 	data := copyDir(t, sampleData)
 	b := &builder{data: data, web: releasegate.Web(), newRenderer: nr}
-	out, err := b.build(Changes{})
+	out, err := b.build(changeSet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +33,8 @@ func outputsPath(data, label string) string {
 	return filepath.Join(data, "outputs", label+".jsonl")
 }
 
-func changes(chs ...Change) Changes {
-	var c Changes
+func batchOf(chs ...change) changeSet {
+	var c changeSet
 	for _, ch := range chs {
 		c.Add(ch)
 	}
@@ -49,7 +49,7 @@ func TestOneSnapshotIsEvaluatedAndRenderedAlone(t *testing.T) {
 	src, _ := os.ReadFile(p)
 	writeFile(t, p, firstLines(src, 6))
 
-	out, err := b.build(changes(snapshotChange("candidate-v3")))
+	out, err := b.build(batchOf(snapshotChange("candidate-v3")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestOneSnapshotIsEvaluatedAndRenderedAlone(t *testing.T) {
 		t.Error("changed not reported")
 	}
 	// Writing the same bytes again changes no page.
-	out, err = b.build(changes(snapshotChange("candidate-v3")))
+	out, err = b.build(batchOf(snapshotChange("candidate-v3")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestTemplateChangeRendersWithoutEvaluating(t *testing.T) {
 	nr, calls := fakeRenderers()
 	b, _ := newTestBuilder(t, nr)
 	rel := b.release
-	if _, err := b.build(changes(Change{Kind: Web, Name: "templates/base.html"})); err != nil {
+	if _, err := b.build(batchOf(change{Kind: webChanged, Name: "templates/base.html"})); err != nil {
 		t.Fatal(err)
 	}
 	if b.release != rel {
@@ -103,7 +103,7 @@ func TestHandoffRendersSharedPagesOnly(t *testing.T) {
 	b, data := newTestBuilder(t, nr)
 	rel := b.release
 	writeFile(t, filepath.Join(data, "HANDOFF.md"), []byte("# New handoff\n"))
-	out, err := b.build(changes(Change{Kind: Handoff, Name: "HANDOFF.md"}))
+	out, err := b.build(batchOf(change{Kind: handoffChanged, Name: "HANDOFF.md"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestHandoffRendersSharedPagesOnly(t *testing.T) {
 	if err := os.Remove(filepath.Join(data, "HANDOFF.md")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.build(changes(Change{Kind: Handoff, Name: "HANDOFF.md"})); err != nil {
+	if _, err := b.build(batchOf(change{Kind: handoffChanged, Name: "HANDOFF.md"})); err != nil {
 		t.Errorf("missing HANDOFF.md: %v", err)
 	}
 }
@@ -127,7 +127,7 @@ func TestSuiteChangeRedoesEverything(t *testing.T) {
 	nr, calls := fakeRenderers()
 	b, _ := newTestBuilder(t, nr)
 	rel := b.release
-	if _, err := b.build(changes(Change{Kind: Suite, Name: "gate.json"})); err != nil {
+	if _, err := b.build(batchOf(change{Kind: suiteChanged, Name: "gate.json"})); err != nil {
 		t.Fatal(err)
 	}
 	if b.release == rel || b.release.Suite == rel.Suite {
@@ -143,7 +143,7 @@ func TestAddedAndRemovedSnapshots(t *testing.T) {
 	b, data := newTestBuilder(t, nr)
 	src, _ := os.ReadFile(outputsPath(data, "candidate-v2"))
 	writeFile(t, outputsPath(data, "candidate-v10"), src)
-	out, err := b.build(changes(snapshotChange("candidate-v10")))
+	out, err := b.build(batchOf(snapshotChange("candidate-v10")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestAddedAndRemovedSnapshots(t *testing.T) {
 	if err := os.Remove(outputsPath(data, "candidate-v10")); err != nil {
 		t.Fatal(err)
 	}
-	out, err = b.build(changes(snapshotChange("candidate-v10")))
+	out, err = b.build(batchOf(snapshotChange("candidate-v10")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestFailedBuildKeepsTheLastGoodOneAndItsWork(t *testing.T) {
 	cases := filepath.Join(data, "cases.jsonl")
 	src, _ := os.ReadFile(cases)
 	writeFile(t, cases, append(bytes.Clone(src), "{\"case_id\": \n"...))
-	_, err := b.build(changes(Change{Kind: Suite, Name: "cases.jsonl"}))
+	_, err := b.build(batchOf(change{Kind: suiteChanged, Name: "cases.jsonl"}))
 	var in *suite.InputError
 	if err == nil || !strings.Contains(err.Error(), "cases.jsonl:13") {
 		t.Fatalf("err %v, want one naming cases.jsonl:13", err)
@@ -199,12 +199,12 @@ func TestFailedBuildKeepsTheLastGoodOneAndItsWork(t *testing.T) {
 		t.Error("failed build changed the site")
 	}
 	// A later, unrelated change still fails: the suite is still broken.
-	if _, err := b.build(changes(snapshotChange("candidate-v3"))); err == nil || !strings.Contains(err.Error(), "cases.jsonl:13") {
+	if _, err := b.build(batchOf(snapshotChange("candidate-v3"))); err == nil || !strings.Contains(err.Error(), "cases.jsonl:13") {
 		t.Errorf("after an unrelated change: %v", err)
 	}
 	// Fixing the cases redoes everything that was pending.
 	writeFile(t, cases, src)
-	if _, err := b.build(changes(Change{Kind: Suite, Name: "cases.jsonl"})); err != nil {
+	if _, err := b.build(batchOf(change{Kind: suiteChanged, Name: "cases.jsonl"})); err != nil {
 		t.Fatal(err)
 	}
 	if !b.carry.Empty() {
@@ -273,7 +273,7 @@ func TestIncrementalSiteEqualsAFullBuild(t *testing.T) {
 	steps := []struct {
 		name string
 		edit func()
-		ch   Change
+		ch   change
 	}{
 		{"edit a snapshot", func() {
 			src, _ := os.ReadFile(outputsPath(data, "candidate-v3"))
@@ -285,7 +285,7 @@ func TestIncrementalSiteEqualsAFullBuild(t *testing.T) {
 		}, snapshotChange("candidate-v4")},
 		{"edit the handoff", func() {
 			writeFile(t, filepath.Join(data, "HANDOFF.md"), []byte("# Handoff\n\nShorter now.\n"))
-		}, Change{Kind: Handoff, Name: "HANDOFF.md"}},
+		}, change{Kind: handoffChanged, Name: "HANDOFF.md"}},
 		{"remove a snapshot", func() {
 			if err := os.Remove(outputsPath(data, "candidate-v2")); err != nil {
 				t.Fatal(err)
@@ -293,7 +293,7 @@ func TestIncrementalSiteEqualsAFullBuild(t *testing.T) {
 		}, snapshotChange("candidate-v2")},
 		{"edit the gate", func() {
 			writeFile(t, filepath.Join(data, "gate.json"), []byte(`{"min_pass_rate": 0.5, "max_critical_failures": 3, "max_p95_latency_ms": 9000, "max_avg_cost_usd": 0.05}`))
-		}, Change{Kind: Suite, Name: "gate.json"}},
+		}, change{Kind: suiteChanged, Name: "gate.json"}},
 		{"edit the snapshot back", func() {
 			src, _ := os.ReadFile(filepath.Join(sampleData, "outputs", "candidate-v3.jsonl"))
 			writeFile(t, outputsPath(data, "candidate-v3"), src)
@@ -302,7 +302,7 @@ func TestIncrementalSiteEqualsAFullBuild(t *testing.T) {
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
 			st.edit()
-			if _, err := b.build(changes(st.ch)); err != nil {
+			if _, err := b.build(batchOf(st.ch)); err != nil {
 				t.Fatal(err)
 			}
 			sameAsBuild(t, b.files, data)

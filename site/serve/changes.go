@@ -9,36 +9,36 @@ import (
 	"github.com/releasegate/releasegate/evaluator/load"
 )
 
-// Kind says how much of the site a changed file affects.
-type Kind int
+// changeKind says how much of the site a changed file affects.
+type changeKind int
 
 // The kinds of change, from the narrowest rebuild to the widest.
 const (
-	// Handoff: HANDOFF.md; only the shared pages are rendered again.
-	Handoff Kind = iota + 1
-	// Snapshot: one outputs/<label>.jsonl was written, added or removed.
-	Snapshot
-	// Web: a template or asset; every page is rendered again, nothing is
+	// handoffChanged: HANDOFF.md; only the shared pages are rendered again.
+	handoffChanged changeKind = iota + 1
+	// snapshotChanged: one outputs/<label>.jsonl was written, added or removed.
+	snapshotChanged
+	// webChanged: a template or asset; every page is rendered again, nothing is
 	// evaluated again.
-	Web
-	// Suite: the cases, policy, thresholds or schema; everything is
+	webChanged
+	// suiteChanged: the cases, policy, thresholds or schema; everything is
 	// evaluated and rendered again.
-	Suite
-	// Everything: the watcher lost track (an event overflow, a folder
+	suiteChanged
+	// everythingChanged: the watcher lost track (an event overflow, a folder
 	// appeared or vanished); start from scratch.
-	Everything
+	everythingChanged
 )
 
-// Change is one changed file, classified.
-type Change struct {
-	Kind  Kind
-	Label string // the snapshot's label, for Snapshot
+// change is one changed file, classified.
+type change struct {
+	Kind  changeKind
+	Label string // the snapshot's label, for snapshotChanged
 	Name  string // what to call it in the log: a path relative to its root
 }
 
-// Changes accumulate the changes that one rebuild must take into account.
+// changeSet accumulates the changes that one rebuild must take into account.
 // The zero value is empty.
-type Changes struct {
+type changeSet struct {
 	All     bool
 	Suite   bool
 	Web     bool
@@ -48,17 +48,17 @@ type Changes struct {
 }
 
 // Add records one change.
-func (c *Changes) Add(ch Change) {
+func (c *changeSet) Add(ch change) {
 	switch ch.Kind {
-	case Everything:
+	case everythingChanged:
 		c.All = true
-	case Suite:
+	case suiteChanged:
 		c.Suite = true
-	case Web:
+	case webChanged:
 		c.Web = true
-	case Handoff:
+	case handoffChanged:
 		c.Handoff = true
-	case Snapshot:
+	case snapshotChanged:
 		if c.Labels == nil {
 			c.Labels = map[string]bool{}
 		}
@@ -70,13 +70,13 @@ func (c *Changes) Add(ch Change) {
 }
 
 // Merge records every change of o.
-func (c *Changes) Merge(o Changes) {
+func (c *changeSet) Merge(o changeSet) {
 	c.All = c.All || o.All
 	c.Suite = c.Suite || o.Suite
 	c.Web = c.Web || o.Web
 	c.Handoff = c.Handoff || o.Handoff
 	for l := range o.Labels {
-		c.Add(Change{Kind: Snapshot, Label: l})
+		c.Add(change{Kind: snapshotChanged, Label: l})
 	}
 	for _, n := range o.Names {
 		if !slices.Contains(c.Names, n) {
@@ -86,14 +86,14 @@ func (c *Changes) Merge(o Changes) {
 }
 
 // Empty reports whether nothing was recorded.
-func (c *Changes) Empty() bool {
+func (c *changeSet) Empty() bool {
 	return !c.All && !c.Suite && !c.Web && !c.Handoff && len(c.Labels) == 0
 }
 
-// Roots are the folders a server reads: the data folder and, when
+// watchRoots are the folders a server reads: the data folder and, when
 // authoring templates, the folder holding templates/ and assets/. Both are
 // absolute and clean.
-type Roots struct {
+type watchRoots struct {
 	Data string
 	Web  string // "" when the embedded templates are used
 }
@@ -101,45 +101,45 @@ type Roots struct {
 // suiteFiles are the data files every snapshot is judged against.
 var suiteFiles = []string{load.CasesFile, load.PolicyFile, load.GateFile, load.SchemaFile}
 
-// Classify says what a change to the file or folder at the absolute path
+// classify says what a change to the file or folder at the absolute path
 // p means for the site; ok is false when it does not matter.
-func (r Roots) Classify(p string) (ch Change, ok bool) {
+func (r watchRoots) classify(p string) (ch change, ok bool) {
 	if r.Web != "" {
 		if rel, in := within(r.Web, p); in {
 			top, _, _ := strings.Cut(rel, "/")
-			if (top == "templates" || top == "assets") && !Ignored(path.Base(rel)) {
-				return Change{Kind: Web, Name: rel}, true
+			if (top == "templates" || top == "assets") && !ignored(path.Base(rel)) {
+				return change{Kind: webChanged, Name: rel}, true
 			}
 		}
 	}
 	rel, in := within(r.Data, p)
 	if !in {
-		return Change{}, false
+		return change{}, false
 	}
 	if rel == "." {
 		// The data folder itself was removed or renamed.
-		return Change{Kind: Everything, Name: filepath.Base(r.Data) + "/"}, true
+		return change{Kind: everythingChanged, Name: filepath.Base(r.Data) + "/"}, true
 	}
-	if Ignored(path.Base(rel)) {
-		return Change{}, false
+	if ignored(path.Base(rel)) {
+		return change{}, false
 	}
 	switch {
 	case rel == load.OutputsDir:
 		// The outputs folder appeared or vanished: its files did too,
 		// without an event of their own.
-		return Change{Kind: Everything, Name: rel + "/"}, true
+		return change{Kind: everythingChanged, Name: rel + "/"}, true
 	case rel == load.HandoffFile:
-		return Change{Kind: Handoff, Name: rel}, true
+		return change{Kind: handoffChanged, Name: rel}, true
 	case slices.Contains(suiteFiles, rel):
-		return Change{Kind: Suite, Name: rel}, true
+		return change{Kind: suiteChanged, Name: rel}, true
 	}
 	dir, file := path.Split(rel)
 	if dir == load.OutputsDir+"/" && strings.HasSuffix(file, ".jsonl") {
-		// An unsafe label is still a Snapshot change: the rebuild then
+		// An unsafe label is still a snapshot change: the rebuild then
 		// reports it with file and reason.
-		return Change{Kind: Snapshot, Label: strings.TrimSuffix(file, ".jsonl"), Name: rel}, true
+		return change{Kind: snapshotChanged, Label: strings.TrimSuffix(file, ".jsonl"), Name: rel}, true
 	}
-	return Change{}, false
+	return change{}, false
 }
 
 // within returns p relative to root, slash-separated, when p is root or
@@ -152,12 +152,12 @@ func within(root, p string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-// Ignored reports whether a file name is an editor's or tool's temporary
+// ignored reports whether a file name is an editor's or tool's temporary
 // or hidden file, whose changes never matter: Vim's swap files and its
 // "4913" probe, Emacs' lock (.#x) and autosave (#x#) files, backups (x~),
 // *.tmp, and every dotfile (which covers the temporary files of atomic
 // writers such as ".x.jsonl.tmp-123").
-func Ignored(name string) bool {
+func ignored(name string) bool {
 	switch {
 	case name == "" || name == "4913":
 		return true

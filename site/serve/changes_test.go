@@ -8,57 +8,57 @@ import (
 )
 
 func TestClassify(t *testing.T) {
-	roots := Roots{Data: "/p/data", Web: "/p"}
+	roots := watchRoots{Data: "/p/data", Web: "/p"}
 	tests := []struct {
 		path string
-		want Change
+		want change
 		ok   bool
 	}{
-		{"/p/data/outputs/candidate-v3.jsonl", Change{Kind: Snapshot, Label: "candidate-v3", Name: "outputs/candidate-v3.jsonl"}, true},
-		{"/p/data/outputs/new.1.jsonl", Change{Kind: Snapshot, Label: "new.1", Name: "outputs/new.1.jsonl"}, true},
-		{"/p/data/outputs/bad name.jsonl", Change{Kind: Snapshot, Label: "bad name", Name: "outputs/bad name.jsonl"}, true},
-		{"/p/data/cases.jsonl", Change{Kind: Suite, Name: "cases.jsonl"}, true},
-		{"/p/data/POLICY.md", Change{Kind: Suite, Name: "POLICY.md"}, true},
-		{"/p/data/gate.json", Change{Kind: Suite, Name: "gate.json"}, true},
-		{"/p/data/case.schema.json", Change{Kind: Suite, Name: "case.schema.json"}, true},
-		{"/p/data/HANDOFF.md", Change{Kind: Handoff, Name: "HANDOFF.md"}, true},
-		{"/p/data/outputs", Change{Kind: Everything, Name: "outputs/"}, true},
-		{"/p/data", Change{Kind: Everything, Name: "data/"}, true},
-		{"/p/templates/base.html", Change{Kind: Web, Name: "templates/base.html"}, true},
-		{"/p/templates/partials/nav.html", Change{Kind: Web, Name: "templates/partials/nav.html"}, true},
-		{"/p/assets/site.css", Change{Kind: Web, Name: "assets/site.css"}, true},
-		{"/p/assets", Change{Kind: Web, Name: "assets"}, true},
+		{"/p/data/outputs/candidate-v3.jsonl", change{Kind: snapshotChanged, Label: "candidate-v3", Name: "outputs/candidate-v3.jsonl"}, true},
+		{"/p/data/outputs/new.1.jsonl", change{Kind: snapshotChanged, Label: "new.1", Name: "outputs/new.1.jsonl"}, true},
+		{"/p/data/outputs/bad name.jsonl", change{Kind: snapshotChanged, Label: "bad name", Name: "outputs/bad name.jsonl"}, true},
+		{"/p/data/cases.jsonl", change{Kind: suiteChanged, Name: "cases.jsonl"}, true},
+		{"/p/data/POLICY.md", change{Kind: suiteChanged, Name: "POLICY.md"}, true},
+		{"/p/data/gate.json", change{Kind: suiteChanged, Name: "gate.json"}, true},
+		{"/p/data/case.schema.json", change{Kind: suiteChanged, Name: "case.schema.json"}, true},
+		{"/p/data/HANDOFF.md", change{Kind: handoffChanged, Name: "HANDOFF.md"}, true},
+		{"/p/data/outputs", change{Kind: everythingChanged, Name: "outputs/"}, true},
+		{"/p/data", change{Kind: everythingChanged, Name: "data/"}, true},
+		{"/p/templates/base.html", change{Kind: webChanged, Name: "templates/base.html"}, true},
+		{"/p/templates/partials/nav.html", change{Kind: webChanged, Name: "templates/partials/nav.html"}, true},
+		{"/p/assets/site.css", change{Kind: webChanged, Name: "assets/site.css"}, true},
+		{"/p/assets", change{Kind: webChanged, Name: "assets"}, true},
 		// Not part of the site.
-		{"/p/data/outputs/notes.txt", Change{}, false},
-		{"/p/data/outputs/sedX1b2c3", Change{}, false},
-		{"/p/data/outputs/old/candidate-v1.jsonl", Change{}, false},
-		{"/p/data/README.md", Change{}, false},
-		{"/p/data/cases.jsonl.orig", Change{}, false},
-		{"/p/README.md", Change{}, false},
-		{"/p/go.mod", Change{}, false},
-		{"/elsewhere/data/cases.jsonl", Change{}, false},
-		{"/p/database/cases.jsonl", Change{}, false},
+		{"/p/data/outputs/notes.txt", change{}, false},
+		{"/p/data/outputs/sedX1b2c3", change{}, false},
+		{"/p/data/outputs/old/candidate-v1.jsonl", change{}, false},
+		{"/p/data/README.md", change{}, false},
+		{"/p/data/cases.jsonl.orig", change{}, false},
+		{"/p/README.md", change{}, false},
+		{"/p/go.mod", change{}, false},
+		{"/elsewhere/data/cases.jsonl", change{}, false},
+		{"/p/database/cases.jsonl", change{}, false},
 		// Editors' temporary files.
-		{"/p/data/outputs/.candidate-v3.jsonl.swp", Change{}, false},
-		{"/p/data/outputs/candidate-v3.jsonl~", Change{}, false},
-		{"/p/data/outputs/.#candidate-v3.jsonl", Change{}, false},
-		{"/p/data/outputs/4913", Change{}, false},
-		{"/p/data/outputs/.candidate-v3.jsonl.tmp-123", Change{}, false},
-		{"/p/data/cases.jsonl.tmp", Change{}, false},
-		{"/p/data/#cases.jsonl#", Change{}, false},
-		{"/p/templates/.base.html.swp", Change{}, false},
+		{"/p/data/outputs/.candidate-v3.jsonl.swp", change{}, false},
+		{"/p/data/outputs/candidate-v3.jsonl~", change{}, false},
+		{"/p/data/outputs/.#candidate-v3.jsonl", change{}, false},
+		{"/p/data/outputs/4913", change{}, false},
+		{"/p/data/outputs/.candidate-v3.jsonl.tmp-123", change{}, false},
+		{"/p/data/cases.jsonl.tmp", change{}, false},
+		{"/p/data/#cases.jsonl#", change{}, false},
+		{"/p/templates/.base.html.swp", change{}, false},
 	}
 	for _, tt := range tests {
-		got, ok := roots.Classify(filepath.FromSlash(tt.path))
+		got, ok := roots.classify(filepath.FromSlash(tt.path))
 		if ok != tt.ok || got != tt.want {
-			t.Errorf("Classify(%s) = %+v, %v; want %+v, %v", tt.path, got, ok, tt.want, tt.ok)
+			t.Errorf("classify(%s) = %+v, %v; want %+v, %v", tt.path, got, ok, tt.want, tt.ok)
 		}
 	}
 }
 
 func TestClassifyWithoutWebRoot(t *testing.T) {
-	roots := Roots{Data: "/p/data"}
-	if ch, ok := roots.Classify("/p/templates/base.html"); ok {
+	roots := watchRoots{Data: "/p/data"}
+	if ch, ok := roots.classify("/p/templates/base.html"); ok {
 		t.Errorf("embedded templates: a file outside data classified as %+v", ch)
 	}
 }
@@ -84,24 +84,24 @@ func TestIgnored(t *testing.T) {
 		"":                       true,
 	}
 	for name, want := range tests {
-		if got := Ignored(name); got != want {
-			t.Errorf("Ignored(%q) = %v, want %v", name, got, want)
+		if got := ignored(name); got != want {
+			t.Errorf("ignored(%q) = %v, want %v", name, got, want)
 		}
 	}
 }
 
 func TestChangesAccumulate(t *testing.T) {
-	var c Changes
+	var c changeSet
 	if !c.Empty() {
-		t.Fatal("zero Changes not empty")
+		t.Fatal("zero changeSet not empty")
 	}
-	c.Add(Change{Kind: Snapshot, Label: "a", Name: "outputs/a.jsonl"})
-	c.Add(Change{Kind: Snapshot, Label: "a", Name: "outputs/a.jsonl"})
-	c.Add(Change{Kind: Handoff, Name: "HANDOFF.md"})
-	var d Changes
-	d.Add(Change{Kind: Snapshot, Label: "b", Name: "outputs/b.jsonl"})
-	d.Add(Change{Kind: Web, Name: "templates/base.html"})
-	d.Add(Change{Kind: Handoff, Name: "HANDOFF.md"})
+	c.Add(change{Kind: snapshotChanged, Label: "a", Name: "outputs/a.jsonl"})
+	c.Add(change{Kind: snapshotChanged, Label: "a", Name: "outputs/a.jsonl"})
+	c.Add(change{Kind: handoffChanged, Name: "HANDOFF.md"})
+	var d changeSet
+	d.Add(change{Kind: snapshotChanged, Label: "b", Name: "outputs/b.jsonl"})
+	d.Add(change{Kind: webChanged, Name: "templates/base.html"})
+	d.Add(change{Kind: handoffChanged, Name: "HANDOFF.md"})
 	c.Merge(d)
 	if c.Empty() || !c.Handoff || !c.Web || c.Suite || c.All {
 		t.Errorf("flags wrong: %+v", c)
@@ -113,9 +113,9 @@ func TestChangesAccumulate(t *testing.T) {
 	if !slices.Equal(c.Names, want) {
 		t.Errorf("names %q, want %q", c.Names, want)
 	}
-	var e Changes
-	e.Add(Change{Kind: Everything})
-	e.Add(Change{Kind: Suite})
+	var e changeSet
+	e.Add(change{Kind: everythingChanged})
+	e.Add(change{Kind: suiteChanged})
 	if !e.All || !e.Suite || len(e.Names) != 0 {
 		t.Errorf("%+v", e)
 	}
@@ -125,30 +125,30 @@ func FuzzClassify(f *testing.F) {
 	for _, p := range []string{"/p/data/outputs/x.jsonl", "/p/data/../data/cases.jsonl", "/p/templates/../data/x", "/p/data/outputs/a/b.jsonl", "/p/assets/.x"} {
 		f.Add(p)
 	}
-	roots := Roots{Data: "/p/data", Web: "/p"}
+	roots := watchRoots{Data: "/p/data", Web: "/p"}
 	f.Fuzz(func(t *testing.T, p string) {
 		p = filepath.Clean("/" + p)
-		ch, ok := roots.Classify(p)
+		ch, ok := roots.classify(p)
 		if !ok {
 			return
 		}
 		switch ch.Kind {
-		case Snapshot:
+		case snapshotChanged:
 			if strings.ContainsAny(ch.Label, `/`) || ch.Name != "outputs/"+ch.Label+".jsonl" {
 				t.Fatalf("%q: snapshot %+v", p, ch)
 			}
 			if filepath.Join(roots.Data, filepath.FromSlash(ch.Name)) != p {
 				t.Fatalf("%q: name %q is not the path", p, ch.Name)
 			}
-		case Web:
+		case webChanged:
 			if !strings.HasPrefix(ch.Name, "templates") && !strings.HasPrefix(ch.Name, "assets") {
 				t.Fatalf("%q: web change %+v", p, ch)
 			}
-		case Suite, Handoff:
+		case suiteChanged, handoffChanged:
 			if filepath.Join(roots.Data, ch.Name) != p {
 				t.Fatalf("%q: %+v", p, ch)
 			}
-		case Everything:
+		case everythingChanged:
 		default:
 			t.Fatalf("%q: kind %d", p, ch.Kind)
 		}

@@ -16,13 +16,13 @@ const DefaultDebounce = 75 * time.Millisecond
 // builds, so the builder's state is never shared.
 type rebuildLoop struct {
 	debounce time.Duration
-	build    func(Changes)
+	build    func(changeSet)
 }
 
 // run consumes changes until ctx is done, waiting for a running build to
 // finish before it returns.
-func (l *rebuildLoop) run(ctx context.Context, changes <-chan Change) {
-	var pending Changes
+func (l *rebuildLoop) run(ctx context.Context, changes <-chan change) {
+	var pending changeSet
 	quiet := time.NewTimer(time.Hour)
 	quiet.Stop()
 	defer quiet.Stop()
@@ -32,7 +32,7 @@ func (l *rebuildLoop) run(ctx context.Context, changes <-chan Change) {
 
 	start := func() {
 		batch := pending
-		pending = Changes{}
+		pending = changeSet{}
 		building, due = true, false
 		go func() {
 			l.build(batch)

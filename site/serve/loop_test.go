@@ -12,7 +12,7 @@ import (
 // may be held open with hold.
 type recordingBuilds struct {
 	mu      sync.Mutex
-	batches []Changes
+	batches []changeSet
 	started []time.Time
 	hold    chan struct{} // when set, each build waits for a value
 	running chan struct{} // signalled when a build starts
@@ -22,7 +22,7 @@ func newRecordingBuilds() *recordingBuilds {
 	return &recordingBuilds{running: make(chan struct{}, 100)}
 }
 
-func (r *recordingBuilds) build(ch Changes) {
+func (r *recordingBuilds) build(ch changeSet) {
 	r.mu.Lock()
 	r.batches = append(r.batches, ch)
 	r.started = append(r.started, time.Now())
@@ -40,17 +40,17 @@ func (r *recordingBuilds) count() int {
 	return len(r.batches)
 }
 
-func (r *recordingBuilds) batch(i int) Changes {
+func (r *recordingBuilds) batch(i int) changeSet {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.batches[i]
 }
 
 // startLoop runs a loop until the test ends.
-func startLoop(t *testing.T, debounce time.Duration, r *recordingBuilds) chan<- Change {
+func startLoop(t *testing.T, debounce time.Duration, r *recordingBuilds) chan<- change {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	in := make(chan Change)
+	in := make(chan change)
 	done := make(chan struct{})
 	l := &rebuildLoop{debounce: debounce, build: r.build}
 	go func() { l.run(ctx, in); close(done) }()
@@ -67,8 +67,8 @@ func startLoop(t *testing.T, debounce time.Duration, r *recordingBuilds) chan<- 
 	return in
 }
 
-func snapshotChange(label string) Change {
-	return Change{Kind: Snapshot, Label: label, Name: "outputs/" + label + ".jsonl"}
+func snapshotChange(label string) change {
+	return change{Kind: snapshotChanged, Label: label, Name: "outputs/" + label + ".jsonl"}
 }
 
 func waitBuilds(t *testing.T, r *recordingBuilds, n int) {
@@ -86,10 +86,10 @@ func stays(t *testing.T, r *recordingBuilds, n int, d time.Duration) {
 }
 
 func TestLoopDebouncesABurstIntoOneBuild(t *testing.T) {
-	const debounce = 40 * time.Millisecond
+	const debounce = 100 * time.Millisecond
 	r := newRecordingBuilds()
 	in := startLoop(t, debounce, r)
-	// One save: several events for one file, then another file soon after.
+	// One save: several events for one file, and another file with it.
 	var last time.Time
 	for i := range 20 {
 		label := "a"
@@ -98,7 +98,6 @@ func TestLoopDebouncesABurstIntoOneBuild(t *testing.T) {
 		}
 		in <- snapshotChange(label)
 		last = time.Now()
-		time.Sleep(2 * time.Millisecond)
 	}
 	waitBuilds(t, r, 1)
 	stays(t, r, 1, 3*debounce)
@@ -125,7 +124,7 @@ func TestLoopChangesDuringABuildCauseExactlyOneMore(t *testing.T) {
 	<-r.running // the first build is running and held
 	for range 10 {
 		in <- snapshotChange("b")
-		in <- Change{Kind: Handoff, Name: "HANDOFF.md"}
+		in <- change{Kind: handoffChanged, Name: "HANDOFF.md"}
 	}
 	time.Sleep(3 * debounce) // the files went quiet during the build
 	stays(t, r, 1, 0)        // one build at a time
@@ -170,7 +169,7 @@ func TestLoopStopsAfterTheRunningBuild(t *testing.T) {
 	r := newRecordingBuilds()
 	r.hold = make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
-	in := make(chan Change)
+	in := make(chan change)
 	done := make(chan struct{})
 	l := &rebuildLoop{debounce: time.Millisecond, build: r.build}
 	go func() { l.run(ctx, in); close(done) }()
@@ -193,7 +192,7 @@ func TestLoopStopsAfterTheRunningBuild(t *testing.T) {
 func TestLoopSurvivesClosedInput(t *testing.T) {
 	r := newRecordingBuilds()
 	ctx, cancel := context.WithCancel(context.Background())
-	in := make(chan Change, 1)
+	in := make(chan change, 1)
 	done := make(chan struct{})
 	l := &rebuildLoop{debounce: time.Millisecond, build: r.build}
 	go func() { l.run(ctx, in); close(done) }()

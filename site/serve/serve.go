@@ -92,7 +92,7 @@ func run(ctx context.Context, cfg Config, newRenderer newRendererFunc) error {
 	}
 	s.current.Store(&state{generation: uint64(time.Now().UnixMilli())})
 
-	var changes chan Change
+	var changes chan change
 	var w *watcher
 	if cfg.Watch {
 		// Watch before the first build, so that nothing saved during it is
@@ -105,11 +105,11 @@ func run(ctx context.Context, cfg Config, newRenderer newRendererFunc) error {
 		if err != nil {
 			return err
 		}
-		changes = make(chan Change, 64)
+		changes = make(chan change, 64)
 		s.hub = livereload.New(s.current.Load().generation)
 	}
 
-	ok := s.rebuild(Changes{})
+	ok := s.rebuild(changeSet{})
 	if !ok && !cfg.Watch {
 		return s.current.Load().failure
 	}
@@ -135,7 +135,7 @@ func run(ctx context.Context, cfg Config, newRenderer newRendererFunc) error {
 	defer stopLoop()
 	if w != nil {
 		wg.Go(func() { w.run(loopCtx, changes) })
-		loop := &rebuildLoop{debounce: cfg.Debounce, build: func(ch Changes) { s.rebuild(ch) }}
+		loop := &rebuildLoop{debounce: cfg.Debounce, build: func(ch changeSet) { s.rebuild(ch) }}
 		wg.Go(func() { loop.run(loopCtx, changes) })
 	}
 	if cfg.Ready != nil {
@@ -165,30 +165,30 @@ func run(ctx context.Context, cfg Config, newRenderer newRendererFunc) error {
 }
 
 // resolveRoots makes the watched folders absolute and picks the web files.
-func resolveRoots(cfg Config) (Roots, fs.FS, error) {
+func resolveRoots(cfg Config) (watchRoots, fs.FS, error) {
 	data, err := filepath.Abs(cfg.Data)
 	if err != nil {
-		return Roots{}, nil, err
+		return watchRoots{}, nil, err
 	}
 	if info, err := os.Stat(data); err != nil || !info.IsDir() {
-		return Roots{}, nil, fmt.Errorf("data folder %s: not found", cfg.Data)
+		return watchRoots{}, nil, fmt.Errorf("data folder %s: not found", cfg.Data)
 	}
-	roots := Roots{Data: data}
+	roots := watchRoots{Data: data}
 	web := cfg.Web
 	if cfg.WebDir != "" {
 		dir, err := filepath.Abs(cfg.WebDir)
 		if err != nil {
-			return Roots{}, nil, err
+			return watchRoots{}, nil, err
 		}
 		for _, sub := range []string{"templates", "assets"} {
 			if info, err := os.Stat(filepath.Join(dir, sub)); err != nil || !info.IsDir() {
-				return Roots{}, nil, fmt.Errorf("--web %s: it has no %s/ folder", cfg.WebDir, sub)
+				return watchRoots{}, nil, fmt.Errorf("--web %s: it has no %s/ folder", cfg.WebDir, sub)
 			}
 		}
 		roots.Web, web = dir, os.DirFS(dir)
 	}
 	if web == nil {
-		return Roots{}, nil, errors.New("serve: no templates given")
+		return watchRoots{}, nil, errors.New("serve: no templates given")
 	}
 	return roots, web, nil
 }
@@ -249,7 +249,7 @@ type server struct {
 
 // rebuild builds, publishes the result and logs one line. It reports
 // whether the build succeeded.
-func (s *server) rebuild(ch Changes) bool {
+func (s *server) rebuild(ch changeSet) bool {
 	started := time.Now()
 	out, err := s.builder.build(ch)
 	took := time.Since(started)
@@ -268,13 +268,14 @@ func (s *server) rebuild(ch Changes) bool {
 	if visible && s.hub != nil {
 		s.hub.Reload(next.generation)
 	}
-	s.log.line(logLine(ch, took, out, err, prev.files == nil))
+	s.log.line(logLine(ch, took, out, err, prev.files == nil, prev.failure != nil))
 	return err == nil
 }
 
 // logLine is the one line a build logs, e.g.
 // "rebuilt (outputs/candidate-v3.jsonl) in 12ms; candidate-v3: PASS → BLOCK".
-func logLine(ch Changes, took time.Duration, out *outcome, err error, first bool) string {
+// first: no build had succeeded before; recovered: the previous one failed.
+func logLine(ch changeSet, took time.Duration, out *outcome, err error, first, recovered bool) string {
 	var b strings.Builder
 	verb := "rebuilt"
 	switch {
@@ -308,6 +309,9 @@ func logLine(ch Changes, took time.Duration, out *outcome, err error, first bool
 			fmt.Fprintf(&b, "%s%s %s", sep, d.Label, d.After)
 		}
 		return b.String()
+	}
+	if recovered {
+		b.WriteString("; the inputs are valid again")
 	}
 	if !out.changed {
 		b.WriteString("; no page changed")

@@ -146,10 +146,11 @@ func (ts *testServer) expectedResults(label string) []byte {
 
 // sseClient is a page listening for reloads.
 type sseClient struct {
-	t      testing.TB
-	events chan event
-	hello  uint64
-	stop   func()
+	t       testing.TB
+	events  chan event
+	hello   uint64
+	stop    func()
+	timeout time.Duration // how long reload waits
 }
 
 type event struct {
@@ -168,7 +169,7 @@ func (ts *testServer) listen() *sseClient {
 		cancel()
 		ts.t.Fatal(err)
 	}
-	c := &sseClient{t: ts.t, events: make(chan event, 256)}
+	c := &sseClient{t: ts.t, events: make(chan event, 256), timeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -213,7 +214,7 @@ func (c *sseClient) next(within time.Duration) event {
 // reload waits for a reload event newer than after.
 func (c *sseClient) reload(after uint64) event {
 	c.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(c.timeout)
 	for {
 		ev := c.next(time.Until(deadline))
 		if ev.name == "reload" && ev.gen > after {
@@ -558,7 +559,7 @@ func TestServeWithoutWatchServesTheBuiltBytes(t *testing.T) {
 	}()
 	out := filepath.Join(t.TempDir(), "public")
 	b := &builder{data: data, web: releasegate.Web(), newRenderer: siteRenderer}
-	if _, err := b.build(Changes{}); err != nil {
+	if _, err := b.build(changeSet{}); err != nil {
 		t.Fatal(err)
 	}
 	sameAsBuild(t, b.files, data)

@@ -17,13 +17,13 @@ import (
 // save by writing a temporary file and renaming it over the original,
 // which silently ends a watch on the original file.
 type watcher struct {
-	roots Roots
+	roots watchRoots
 	fs    *fsnotify.Watcher
 	warn  func(string) // problems worth a log line, e.g. a folder that cannot be watched
 }
 
 // newWatcher watches every folder under dirs (hidden folders excepted).
-func newWatcher(roots Roots, dirs []string, warn func(string)) (*watcher, error) {
+func newWatcher(roots watchRoots, dirs []string, warn func(string)) (*watcher, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("watching for changes: %w", err)
@@ -62,14 +62,14 @@ func (w *watcher) addTree(dir string) error {
 
 // run sends the changes it sees to out until ctx is done, then closes the
 // underlying watcher. It returns once nothing more will be sent.
-func (w *watcher) run(ctx context.Context, out chan<- Change) {
+func (w *watcher) run(ctx context.Context, out chan<- change) {
 	defer w.fs.Close()
 	translate(ctx, w.fs.Events, w.fs.Errors, w.event, w.warn, out)
 }
 
 // event classifies one event, first watching a folder that just appeared:
 // a new folder is not watched until added.
-func (w *watcher) event(ev fsnotify.Event) (Change, bool) {
+func (w *watcher) event(ev fsnotify.Event) (change, bool) {
 	if ev.Has(fsnotify.Create) {
 		if info, err := os.Lstat(ev.Name); err == nil && info.IsDir() {
 			if err := w.addTree(ev.Name); err != nil {
@@ -77,7 +77,7 @@ func (w *watcher) event(ev fsnotify.Event) (Change, bool) {
 			}
 		}
 	}
-	return w.roots.Classify(filepath.Clean(ev.Name))
+	return w.roots.classify(filepath.Clean(ev.Name))
 }
 
 // translate is the watcher's loop without the file system, so that tests
@@ -85,9 +85,9 @@ func (w *watcher) event(ev fsnotify.Event) (Change, bool) {
 // from indexers and backup tools, and on Linux with every unlink. An
 // overflow means events were lost, so everything is rebuilt.
 func translate(ctx context.Context, events <-chan fsnotify.Event, errs <-chan error,
-	classify func(fsnotify.Event) (Change, bool), warn func(string), out chan<- Change) {
+	classify func(fsnotify.Event) (change, bool), warn func(string), out chan<- change) {
 	for {
-		var ch Change
+		var ch change
 		select {
 		case <-ctx.Done():
 			return
@@ -111,7 +111,7 @@ func translate(ctx context.Context, events <-chan fsnotify.Event, errs <-chan er
 				warn("watching for changes: " + err.Error())
 				continue
 			}
-			ch = Change{Kind: Everything, Name: "all files: change events were lost"}
+			ch = change{Kind: everythingChanged, Name: "all files: change events were lost"}
 		}
 		select {
 		case out <- ch:

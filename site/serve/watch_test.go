@@ -14,7 +14,7 @@ import (
 
 // watched starts a watcher on a copy of the sample data and returns the
 // folder and the changes seen.
-func watched(t *testing.T) (data string, changes <-chan Change, warnings func() []string) {
+func watched(t *testing.T) (data string, changes <-chan change, warnings func() []string) {
 	t.Helper()
 	data = copyDir(t, sampleData)
 	abs, err := filepath.Abs(data)
@@ -23,12 +23,12 @@ func watched(t *testing.T) (data string, changes <-chan Change, warnings func() 
 	}
 	var warned []string
 	warnCh := make(chan string, 16)
-	w, err := newWatcher(Roots{Data: abs}, []string{abs}, func(s string) { warnCh <- s })
+	w, err := newWatcher(watchRoots{Data: abs}, []string{abs}, func(s string) { warnCh <- s })
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	out := make(chan Change, 1024)
+	out := make(chan change, 1024)
 	done := make(chan struct{})
 	go func() { w.run(ctx, out); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
@@ -45,7 +45,7 @@ func watched(t *testing.T) (data string, changes <-chan Change, warnings func() 
 }
 
 // expectChange waits for a change with the given name, skipping others.
-func expectChange(t *testing.T, changes <-chan Change, want Change) {
+func expectChange(t *testing.T, changes <-chan change, want change) {
 	t.Helper()
 	timeout := time.After(5 * time.Second)
 	for {
@@ -61,7 +61,7 @@ func expectChange(t *testing.T, changes <-chan Change, want Change) {
 }
 
 // expectQuiet checks that no change arrives for a while.
-func expectQuiet(t *testing.T, changes <-chan Change) {
+func expectQuiet(t *testing.T, changes <-chan change) {
 	t.Helper()
 	select {
 	case ch := <-changes:
@@ -77,7 +77,7 @@ func TestWatcherSeesInPlaceWrites(t *testing.T) {
 	writeFile(t, p, firstLines(b, 3))
 	expectChange(t, changes, snapshotChange("candidate-v3"))
 	writeFile(t, filepath.Join(data, "HANDOFF.md"), []byte("# Handoff\n"))
-	expectChange(t, changes, Change{Kind: Handoff, Name: "HANDOFF.md"})
+	expectChange(t, changes, change{Kind: handoffChanged, Name: "HANDOFF.md"})
 }
 
 func TestWatcherSurvivesReplaceByRename(t *testing.T) {
@@ -128,12 +128,12 @@ func TestWatcherWatchesNewFolders(t *testing.T) {
 	if err := os.Rename(out, saved); err != nil {
 		t.Fatal(err)
 	}
-	expectChange(t, changes, Change{Kind: Everything, Name: "outputs/"})
+	expectChange(t, changes, change{Kind: everythingChanged, Name: "outputs/"})
 	// A fresh outputs folder: not watched until the watcher adds it.
 	if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	expectChange(t, changes, Change{Kind: Everything, Name: "outputs/"})
+	expectChange(t, changes, change{Kind: everythingChanged, Name: "outputs/"})
 	time.Sleep(50 * time.Millisecond) // let the watch be added
 	b, _ := os.ReadFile(filepath.Join(saved, "candidate-v3.jsonl"))
 	writeFile(t, filepath.Join(out, "candidate-v3.jsonl"), b)
@@ -153,24 +153,24 @@ func TestWatcherWatchesNewFolders(t *testing.T) {
 func TestTranslateRebuildsEverythingOnOverflow(t *testing.T) {
 	events := make(chan fsnotify.Event)
 	errs := make(chan error)
-	out := make(chan Change, 4)
+	out := make(chan change, 4)
 	var warned []string
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	roots := Roots{Data: "/d"}
+	roots := watchRoots{Data: "/d"}
 	go func() {
-		translate(ctx, events, errs, func(ev fsnotify.Event) (Change, bool) { return roots.Classify(ev.Name) },
+		translate(ctx, events, errs, func(ev fsnotify.Event) (change, bool) { return roots.classify(ev.Name) },
 			func(s string) { warned = append(warned, s) }, out)
 		close(done)
 	}()
 	errs <- fsnotify.ErrEventOverflow
-	if ch := <-out; ch.Kind != Everything {
+	if ch := <-out; ch.Kind != everythingChanged {
 		t.Errorf("overflow gave %+v, want Everything", ch)
 	}
 	errs <- errors.New("disk on fire")
 	events <- fsnotify.Event{Name: "/d/cases.jsonl", Op: fsnotify.Chmod}
 	events <- fsnotify.Event{Name: "/d/cases.jsonl", Op: fsnotify.Write | fsnotify.Chmod}
-	if ch := <-out; ch != (Change{Kind: Suite, Name: "cases.jsonl"}) {
+	if ch := <-out; ch != (change{Kind: suiteChanged, Name: "cases.jsonl"}) {
 		t.Errorf("got %+v", ch)
 	}
 	cancel()
@@ -200,7 +200,7 @@ func TestWatcherOverflowForReal(t *testing.T) {
 		t.Skipf("max_queued_events is %d; too many files to create", max)
 	}
 	dir := t.TempDir()
-	w, err := newWatcher(Roots{Data: dir}, []string{dir}, func(string) {})
+	w, err := newWatcher(watchRoots{Data: dir}, []string{dir}, func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,20 +215,20 @@ func TestWatcherOverflowForReal(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	out := make(chan Change, 1<<17)
+	out := make(chan change, 1<<17)
 	done := make(chan struct{})
 	go func() { w.run(ctx, out); close(done) }()
 	timeout := time.After(10 * time.Second)
 	for {
 		select {
 		case ch := <-out:
-			if ch.Kind == Everything {
+			if ch.Kind == everythingChanged {
 				cancel()
 				<-done
 				return
 			}
 		case <-timeout:
-			t.Fatal("no Everything change after an overflow")
+			t.Fatal("no full rebuild after an overflow")
 		}
 	}
 }

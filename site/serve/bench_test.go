@@ -1,0 +1,167 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/releasegate/releasegate"
+)
+
+// caseID matches the id at the start of a sample case or output line.
+var caseID = regexp.MustCompile(`^\{"case_id": "[^"]+"`)
+
+// generateSuite writes a data folder of n cases, the sample's twelve
+// repeated under fresh ids, with every sample snapshot answering all of
+// them, so each snapshot keeps the sample's mix of passes and failures.
+func generateSuite(tb testing.TB, n int) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	for _, name := range []string{"POLICY.md", "case.schema.json", "gate.json", "HANDOFF.md"} {
+		b, err := os.ReadFile(filepath.Join(sampleData, name))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		writeFile(tb, filepath.Join(dir, name), b)
+	}
+	repeat := func(src, dst string) {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var lines [][]byte
+		for l := range bytes.SplitSeq(data, []byte("\n")) {
+			if len(bytes.TrimSpace(l)) > 0 {
+				lines = append(lines, l)
+			}
+		}
+		// The sample lists cases and outputs in the same id order.
+		slices.SortStableFunc(lines, func(a, b []byte) int { return bytes.Compare(caseID.Find(a), caseID.Find(b)) })
+		f, err := os.Create(dst)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		w := bufio.NewWriter(f)
+		for i := range n {
+			id := fmt.Sprintf(`{"case_id": "G%05d"`, i+1)
+			w.Write(caseID.ReplaceAll(lines[i%len(lines)], []byte(id)))
+			w.WriteByte('\n')
+		}
+		if err := w.Flush(); err != nil {
+			tb.Fatal(err)
+		}
+		f.Close()
+	}
+	repeat(filepath.Join(sampleData, "cases.jsonl"), filepath.Join(dir, "cases.jsonl"))
+	if err := os.Mkdir(filepath.Join(dir, "outputs"), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	for _, label := range []string{"baseline-v1", "candidate-v2", "candidate-v3"} {
+		repeat(outputsPath(sampleData, label), outputsPath(dir, label))
+	}
+	return dir
+}
+
+// BenchmarkSaveToReload measures what an author waits for: from saving a
+// snapshot file to the reload event reaching an open page, debounce
+// included. It reports the median and 95th percentile; run it with
+// -benchtime=30x for 30 saves.
+func BenchmarkSaveToReload(b *testing.B) {
+	for _, size := range []struct {
+		name  string
+		cases int
+	}{{"sample", 0}, {"10000-cases", 10000}} {
+		b.Run(size.name, func(b *testing.B) {
+			data := ""
+			if size.cases > 0 {
+				data = generateSuite(b, size.cases)
+			}
+			started := time.Now()
+			ts := startServer(b, serverOptions{data: data})
+			b.Logf("first build of %s: %s", size.name, time.Since(started).Round(time.Millisecond))
+			var mem runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&mem)
+			b.Logf("heap in use with the site in memory: %d MiB", mem.HeapInuse>>20)
+			page := ts.listen()
+			page.timeout = 5 * time.Minute
+			gen := page.hello
+			v3 := outputsPath(ts.data, "candidate-v3")
+			original, err := os.ReadFile(v3)
+			if err != nil {
+				b.Fatal(err)
+			}
+			// Two versions that differ in one output's cost, so every save
+			// changes the snapshot's pages and the overview.
+			edited := bytes.Replace(original, []byte(`"cost_usd": 0.009`), []byte(`"cost_usd": 0.008`), 1)
+			if bytes.Equal(edited, original) {
+				b.Fatal("the edit changes nothing")
+			}
+			var took []time.Duration
+			for i := 0; b.Loop(); i++ {
+				content := edited
+				if i%2 == 1 {
+					content = original
+				}
+				saved := time.Now()
+				writeFile(b, v3, content)
+				ev := page.reload(gen)
+				gen = ev.gen
+				took = append(took, ev.at.Sub(saved))
+			}
+			slices.Sort(took)
+			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+			b.ReportMetric(ms(took[len(took)/2]), "p50-ms")
+			b.ReportMetric(ms(took[(len(took)*95+99)/100-1]), "p95-ms")
+			b.ReportMetric(0, "ns/op") // the percentiles say it better than a mean
+		})
+	}
+}
+
+// BenchmarkRebuildOneSnapshot measures the rebuild behind a one-snapshot
+// save, without the debounce and the HTTP side: evaluate that snapshot
+// again, render its pages and the shared ones, swap the site.
+func BenchmarkRebuildOneSnapshot(b *testing.B) {
+	for _, size := range []struct {
+		name  string
+		cases int
+	}{{"sample", 0}, {"10000-cases", 10000}} {
+		b.Run(size.name, func(b *testing.B) {
+			data := copyDir(b, sampleData)
+			if size.cases > 0 {
+				data = generateSuite(b, size.cases)
+			}
+			bld := &builder{data: data, web: releasegate.Web(), newRenderer: siteRenderer}
+			if _, err := bld.build(changeSet{}); err != nil {
+				b.Fatal(err)
+			}
+			v3 := outputsPath(data, "candidate-v3")
+			original, _ := os.ReadFile(v3)
+			edited := bytes.Replace(original, []byte(`"cost_usd": 0.009`), []byte(`"cost_usd": 0.008`), 1)
+			var ch changeSet
+			ch.Add(snapshotChange("candidate-v3"))
+			for i := 0; b.Loop(); i++ {
+				content := edited
+				if i%2 == 1 {
+					content = original
+				}
+				writeFile(b, v3, content)
+				out, err := bld.build(ch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !out.changed {
+					b.Fatal("nothing changed")
+				}
+			}
+			b.ReportMetric(float64(len(bld.files)), "files")
+		})
+	}
+}
