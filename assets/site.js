@@ -105,7 +105,8 @@
       chart.setOption({
         textStyle: { color: text },
         xAxis: [{ axisLabel: { color: text }, axisLine: { lineStyle: { color: grid } } }],
-        yAxis: [{ axisLabel: { color: text }, nameTextStyle: { color: text }, splitLine: { lineStyle: { color: grid } } }]
+        yAxis: [{ axisLabel: { color: text }, nameTextStyle: { color: text }, splitLine: { lineStyle: { color: grid } } }],
+        series: [{ markLine: { label: { color: text, textBorderWidth: 0 } } }]
       });
     });
   }

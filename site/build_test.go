@@ -3,11 +3,13 @@ package site
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -360,4 +362,43 @@ func sampleInput(t testing.TB) *Input {
 		t.Fatal(err)
 	}
 	return in
+}
+
+func TestRunStopsOnError(t *testing.T) {
+	boom := errors.New("boom")
+	jobs := make([]job, 200)
+	for i := range jobs {
+		jobs[i] = fileJob(fmt.Sprintf("f%03d", i), func() []byte { return []byte("x") })
+	}
+	jobs[50].make = func(*bytes.Buffer) error { return boom }
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, writers := range []int{0, 3} {
+		var mu sync.Mutex
+		emitted := 0
+		err := r.run(jobs, func(string, []byte) error {
+			mu.Lock()
+			defer mu.Unlock()
+			emitted++
+			return nil
+		}, runOptions{writers: writers})
+		if !errors.Is(err, boom) {
+			t.Errorf("writers=%d: error %v, want the job's", writers, err)
+		}
+		if emitted == len(jobs) {
+			t.Errorf("writers=%d: every file was emitted despite the error", writers)
+		}
+		failing := errors.New("disk full")
+		err = r.run(jobs[:10], func(p string, _ []byte) error {
+			if p == "f003" {
+				return failing
+			}
+			return nil
+		}, runOptions{writers: writers})
+		if !errors.Is(err, failing) || !strings.Contains(err.Error(), "f003") {
+			t.Errorf("writers=%d: error %v, want the emit error naming f003", writers, err)
+		}
+	}
 }

@@ -73,7 +73,7 @@ const (
 
 // manyBars is the count above which a chart gets a zoom slider, so a
 // suite of thousands of cases stays readable.
-const manyBars = 40
+const manyBars = 25
 
 // renderBar builds the chart and renders it as a snippet.
 func renderBar(spec barSpec) (Chart, error) {
@@ -101,7 +101,7 @@ func renderBar(spec barSpec) (Chart, error) {
 	}
 
 	bar := charts.NewBar()
-	xAxis := opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{HideOverlap: opts.Bool(true)}}
+	xAxis := opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{}}
 	global := []charts.GlobalOpts{
 		charts.WithInitializationOpts(opts.Initialization{
 			ChartID:    spec.ID,
@@ -118,8 +118,8 @@ func renderBar(spec barSpec) (Chart, error) {
 		charts.WithGridOpts(opts.Grid{Left: "64", Right: "24", Top: "40", Bottom: "56", ContainLabel: opts.Bool(true)}),
 	}
 	if len(categories) > manyBars {
-		xAxis.AxisLabel.Rotate = 45
-		end := float32(100 * manyBars / len(categories))
+		xAxis.AxisLabel.Rotate = 90
+		end := 100 * float32(manyBars) / float32(len(categories))
 		global = append(global, charts.WithDataZoomOpts(
 			opts.DataZoom{Type: "slider", Start: 0, End: end},
 			opts.DataZoom{Type: "inside", Start: 0, End: end},

@@ -87,5 +87,8 @@ func (v *view) handoff() (*HandoffPage, error) {
 type NotFoundPage struct {
 	Title string
 	CSS   template.CSS
-	Home  string
+	// Icon is the site icon inlined as a data URL, so that the browser
+	// asks no other address for one.
+	Icon template.URL
+	Home string
 }

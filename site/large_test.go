@@ -183,8 +183,10 @@ func BenchmarkRenderDrilldown(b *testing.B) {
 		b.Fatal(err)
 	}
 	s := in.Release.Snapshots[1]
+	var w bytes.Buffer
 	for b.Loop() {
-		if _, err := r.execute("drilldown", v.drilldown(s, 6)); err != nil {
+		w.Reset()
+		if err := r.execute(&w, "drilldown", v.drilldown(s, 6)); err != nil {
 			b.Fatal(err)
 		}
 	}

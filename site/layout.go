@@ -13,6 +13,7 @@ type Layout struct {
 	Root    string // "" at the top, "../" one folder down
 	Style   string // the stylesheet, relative to the page
 	Script  string // the site script, relative to the page
+	Icon    string // the site icon, relative to the page
 	Scripts []string
 	Nav     []NavLink
 	// Snapshots link every snapshot's page; the current one is marked.
@@ -84,6 +85,7 @@ func (s siteInfo) layout(path, title string) Layout {
 		Root:      root,
 		Style:     root + stylePath,
 		Script:    root + scriptPath,
+		Icon:      root + iconPath,
 		Nav:       nav,
 		Snapshots: snaps,
 		Footer:    "Policy " + s.PolicyVersion + " · " + strconv.Itoa(s.CaseCount) + " " + plural(s.CaseCount, "case", "cases") + " · " + strconv.Itoa(len(s.Labels)) + " " + plural(len(s.Labels), "snapshot", "snapshots"),

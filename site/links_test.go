@@ -94,14 +94,22 @@ func TestLinksResolve(t *testing.T) {
 }
 
 // Test404LinksOnlyToTheTop checks the page a host shows for any missing
-// address: it loads nothing and links only to the overview.
+// address, at any depth: it loads nothing and links only to the overview.
 func Test404LinksOnlyToTheTop(t *testing.T) {
 	doc := parsePage(t, builtSample(t), notFoundPath)
 	for _, n := range findAll(doc, sel("")) {
 		if src, ok := attrOK(n, "src"); ok {
 			t.Errorf("404.html loads %q", src)
 		}
-		if href, ok := attrOK(n, "href"); ok && href != "index.html" {
+		href, ok := attrOK(n, "href")
+		switch {
+		case !ok:
+		case n.Data == "link" && attr(n, "rel") == "icon":
+			// The icon is inline, so the browser asks for no file.
+			if !strings.HasPrefix(href, "data:image/svg+xml,") {
+				t.Errorf("404.html icon %q is not inline", href)
+			}
+		case href != "index.html":
 			t.Errorf("404.html links to %q", href)
 		}
 	}

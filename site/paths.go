@@ -16,6 +16,7 @@ const (
 	echartsDir   = "assets/vendor/echarts/"
 	stylePath    = "assets/site.css"
 	scriptPath   = "assets/site.js"
+	iconPath     = "assets/favicon.svg"
 )
 
 // Labels and case ids are safe file names by contract (suite.SafeID), so

@@ -66,7 +66,7 @@ func readAssets(web fs.FS) ([]asset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("site: assets: %w", err)
 	}
-	for _, need := range []string{stylePath, scriptPath, echartsDir + "echarts.min.js"} {
+	for _, need := range []string{stylePath, scriptPath, iconPath, echartsDir + "echarts.min.js"} {
 		if !hasAsset(out, need) {
 			return nil, fmt.Errorf("site: assets: %s is missing", need)
 		}
@@ -121,30 +121,33 @@ func (v *view) snapshot(label string) (*evaluator.Snapshot, bool) {
 	return nil, false
 }
 
-// job makes one file of the site.
+// job makes one file of the site, writing its bytes to w.
 type job struct {
 	path string
-	make func() ([]byte, error)
+	make func(w *bytes.Buffer) error
 }
 
-// buffers recycles render buffers: a page grows its buffer once, and the
-// next page of the same worker reuses the room.
-var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// execute renders a page struct with the template set of name.
-func (r *Renderer) execute(name string, data any) ([]byte, error) {
-	t := r.templates[name]
-	b := buffers.Get().(*bytes.Buffer)
-	defer buffers.Put(b)
+// buffer returns an empty buffer from the pool. A page grows its buffer
+// once, and the next page of the same size reuses the room.
+func (r *Renderer) buffer() *bytes.Buffer {
+	b, ok := r.buffers.Get().(*bytes.Buffer)
+	if !ok {
+		return new(bytes.Buffer)
+	}
 	b.Reset()
+	return b
+}
+
+// execute renders a page struct with the template set of name into w.
+func (r *Renderer) execute(w *bytes.Buffer, name string, data any) error {
 	entry := "base"
 	if name == notFoundTemplate {
 		entry = notFoundTemplate
 	}
-	if err := t.ExecuteTemplate(b, entry, data); err != nil {
-		return nil, fmt.Errorf("site: templates/%s.html: %w", name, err)
+	if err := r.templates[name].ExecuteTemplate(w, entry, data); err != nil {
+		return fmt.Errorf("site: templates/%s.html: %w", name, err)
 	}
-	return bytes.Clone(b.Bytes()), nil
+	return nil
 }
 
 // header renders the navigation of a page's frame, or reuses the one
@@ -153,9 +156,8 @@ func (r *Renderer) header(v *view, name string, l *Layout) (template.HTML, error
 	if h, ok := v.headers.Load(l.headerKey); ok {
 		return h.(template.HTML), nil
 	}
-	b := buffers.Get().(*bytes.Buffer)
-	defer buffers.Put(b)
-	b.Reset()
+	b := r.buffer()
+	defer r.buffers.Put(b)
 	if err := r.templates[name].ExecuteTemplate(b, "header", l); err != nil {
 		return "", fmt.Errorf("site: templates/base.html: %w", err)
 	}
@@ -165,27 +167,31 @@ func (r *Renderer) header(v *view, name string, l *Layout) (template.HTML, error
 
 // pageJob renders the page that build makes with the template set name.
 func pageJob[P any](r *Renderer, v *view, p, name string, build func() (P, error)) job {
-	return job{path: p, make: func() ([]byte, error) {
+	return job{path: p, make: func(w *bytes.Buffer) error {
 		data, err := build()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+			return fmt.Errorf("%s: %w", p, err)
 		}
 		if f, ok := any(data).(framed); ok {
 			l := f.frame()
 			if l.Header, err = r.header(v, name, l); err != nil {
-				return nil, fmt.Errorf("%s: %w", p, err)
+				return fmt.Errorf("%s: %w", p, err)
 			}
 		}
-		b, err := r.execute(name, data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+		if err := r.execute(w, name, data); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
 		}
-		return b, nil
+		return nil
 	}}
 }
 
-func fileJob(p string, data []byte) job {
-	return job{path: p, make: func() ([]byte, error) { return data, nil }}
+// fileJob publishes bytes made elsewhere; make is called when the job
+// runs, so a large suite's results files are encoded in parallel too.
+func fileJob(p string, make func() []byte) job {
+	return job{path: p, make: func(w *bytes.Buffer) error {
+		w.Write(make())
+		return nil
+	}}
 }
 
 // snapshotJobs are the files of one snapshot: its page, its results JSON
@@ -193,7 +199,7 @@ func fileJob(p string, data []byte) job {
 func (r *Renderer) snapshotJobs(v *view, s *evaluator.Snapshot) []job {
 	jobs := []job{
 		pageJob(r, v, snapshotPath(s.Label()), "snapshot", func() (*SnapshotPage, error) { return v.snapshotPage(s) }),
-		{path: resultsPath(s.Label()), make: func() ([]byte, error) { return s.JSON(), nil }},
+		fileJob(resultsPath(s.Label()), s.JSON),
 	}
 	for i, c := range v.in.Release.Suite.Cases {
 		jobs = append(jobs, pageJob(r, v, drilldownPath(s.Label(), c.ID), "drilldown",
@@ -214,13 +220,13 @@ func (r *Renderer) sharedJobs(v *view) []job {
 	}
 	jobs = append(jobs,
 		pageJob(r, v, notFoundPath, notFoundTemplate, func() (*NotFoundPage, error) {
-			return &NotFoundPage{Title: "Page not found", CSS: r.css, Home: overviewPath}, nil
+			return &NotFoundPage{Title: "Page not found", CSS: r.css, Icon: r.icon, Home: overviewPath}, nil
 		}),
-		job{path: reportPath, make: func() ([]byte, error) { return rel.Report(), nil }},
-		fileJob(noJekyllPath, nil),
+		fileJob(reportPath, rel.Report),
+		fileJob(noJekyllPath, func() []byte { return nil }),
 	)
 	for _, a := range r.assets {
-		jobs = append(jobs, fileJob(a.path, a.data))
+		jobs = append(jobs, fileJob(a.path, func() []byte { return a.data }))
 	}
 	for i, c := range rel.Suite.Cases {
 		jobs = append(jobs, pageJob(r, v, historyPath(c.ID), "history", func() (*HistoryPage, error) { return v.history(i), nil }))
@@ -249,20 +255,24 @@ type runOptions struct {
 	// emit while the render workers go on: for an emit that writes
 	// files, which waits on the disk rather than the processor.
 	// Otherwise emit is called by one goroutine at a time.
-	writers  int
+	writers int
+	// reuse says that emit is done with the bytes when it returns, so
+	// their buffer may hold the next file. Otherwise each file gets a
+	// copy of its own, which emit may keep.
+	reuse    bool
 	progress func(done, total int)
 }
 
-// rendered is one made file on its way to emit.
-type rendered struct {
+// made is one file on its way to emit.
+type made struct {
 	index int
-	data  []byte
+	buf   *bytes.Buffer
 }
 
 // run makes every job on GOMAXPROCS workers and hands each file to emit.
 // The first error stops the work; the error of the earliest failed job in
 // list order is returned.
-func run(jobs []job, emit Emit, opts runOptions) error {
+func (r *Renderer) run(jobs []job, emit Emit, opts runOptions) error {
 	var (
 		next     atomic.Int64
 		failed   atomic.Bool
@@ -272,15 +282,21 @@ func run(jobs []job, emit Emit, opts runOptions) error {
 		errs     = make([]error, len(jobs))
 		workers  sync.WaitGroup
 		writing  sync.WaitGroup
-		toWriter chan rendered
+		toWriter chan made
 	)
 	fail := func(i int, err error) {
 		errs[i] = err
 		failed.Store(true)
 	}
-	deliver := func(i int, data []byte) {
-		if err := emit(jobs[i].path, data); err != nil {
-			fail(i, fmt.Errorf("site: %s: %w", jobs[i].path, err))
+	// deliver hands a made file to emit and recycles its buffer.
+	deliver := func(f made) {
+		defer r.buffers.Put(f.buf)
+		data := f.buf.Bytes()
+		if !opts.reuse {
+			data = bytes.Clone(data)
+		}
+		if err := emit(jobs[f.index].path, data); err != nil {
+			fail(f.index, fmt.Errorf("site: %s: %w", jobs[f.index].path, err))
 			return
 		}
 		if opts.progress != nil {
@@ -291,13 +307,15 @@ func run(jobs []job, emit Emit, opts runOptions) error {
 		}
 	}
 	if opts.writers > 0 {
-		toWriter = make(chan rendered, 2*opts.writers)
+		toWriter = make(chan made, 2*opts.writers)
 		for range opts.writers {
 			writing.Go(func() {
 				for f := range toWriter {
-					if !failed.Load() {
-						deliver(f.index, f.data)
+					if failed.Load() {
+						r.buffers.Put(f.buf)
+						continue
 					}
+					deliver(f)
 				}
 			})
 		}
@@ -309,17 +327,19 @@ func run(jobs []job, emit Emit, opts runOptions) error {
 				if i >= len(jobs) {
 					return
 				}
-				data, err := jobs[i].make()
-				switch {
-				case err != nil:
+				b := r.buffer()
+				if err := jobs[i].make(b); err != nil {
+					r.buffers.Put(b)
 					fail(i, err)
-				case toWriter != nil:
-					toWriter <- rendered{i, data}
-				default:
-					emitMu.Lock()
-					deliver(i, data)
-					emitMu.Unlock()
+					return
 				}
+				if toWriter != nil {
+					toWriter <- made{i, b}
+					continue
+				}
+				emitMu.Lock()
+				deliver(made{i, b})
+				emitMu.Unlock()
 			}
 		})
 	}

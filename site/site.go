@@ -16,8 +16,10 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/evaluator"
@@ -38,6 +40,8 @@ type Renderer struct {
 	templates map[string]*template.Template
 	assets    []asset
 	css       template.CSS // the stylesheet, inlined into 404.html
+	icon      template.URL // the site icon as a data URL, for 404.html
+	buffers   sync.Pool    // of *bytes.Buffer, for rendering
 }
 
 // NewRenderer parses the templates of web (templates/ and assets/).
@@ -51,10 +55,13 @@ func NewRenderer(web fs.FS) (*Renderer, error) {
 		return nil, err
 	}
 	r := &Renderer{web: web, templates: ts, assets: as}
+	// Trusted: the stylesheet and the icon ship with the program.
 	for _, a := range as {
-		if a.path == stylePath {
-			// Trusted: the stylesheet ships with the program.
+		switch a.path {
+		case stylePath:
 			r.css = template.CSS(a.data)
+		case iconPath:
+			r.icon = template.URL("data:image/svg+xml," + url.PathEscape(string(a.data)))
 		}
 	}
 	return r, nil
@@ -71,7 +78,7 @@ func (r *Renderer) RenderAll(in *Input, emit Emit) error {
 	if err != nil {
 		return err
 	}
-	return run(r.allJobs(v), emit, runOptions{})
+	return r.run(r.allJobs(v), emit, runOptions{})
 }
 
 // RenderSnapshot renders the files that belong to one snapshot only: its page,
@@ -85,7 +92,7 @@ func (r *Renderer) RenderSnapshot(in *Input, label string, emit Emit) error {
 	if !ok {
 		return fmt.Errorf("site: no snapshot labelled %q", label)
 	}
-	return run(r.snapshotJobs(v, s), emit, runOptions{})
+	return r.run(r.snapshotJobs(v, s), emit, runOptions{})
 }
 
 // RenderShared renders the files that depend on every snapshot: the overview,
@@ -96,7 +103,7 @@ func (r *Renderer) RenderShared(in *Input, emit Emit) error {
 	if err != nil {
 		return err
 	}
-	return run(r.sharedJobs(v), emit, runOptions{})
+	return r.run(r.sharedJobs(v), emit, runOptions{})
 }
 
 // BuildOptions tune Build.
@@ -137,7 +144,7 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	// The tree takes writes from any goroutine. Creating a file waits on
 	// the disk far longer than on the processor, so several writers keep
 	// the render workers busy meanwhile.
-	if err := run(r.allJobs(v), tree.Write, runOptions{writers: fileWriters, progress: opts.Progress}); err != nil {
+	if err := r.run(r.allJobs(v), tree.Write, runOptions{writers: fileWriters, reuse: true, progress: opts.Progress}); err != nil {
 		tree.Abort()
 		return nil, err
 	}

@@ -104,8 +104,12 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 			slowCount++
 		}
 	}
-	p.LatencyNote = fmt.Sprintf("One bar per case. The dashed line is the p95 limit of %s; %d %s slower than the limit, drawn in orange. p95 of this snapshot: %s.",
-		ms(latencyLimit.Rat()), slowCount, plural(slowCount, "output is", "outputs are"), s.P95Text())
+	slowText := "no output is slower than the limit"
+	if slowCount > 0 {
+		slowText = fmt.Sprintf("%d %s slower than the limit, drawn in orange", slowCount, plural(slowCount, "output is", "outputs are"))
+	}
+	p.LatencyNote = fmt.Sprintf("One bar per case. The dashed line is the p95 limit of %s; %s. p95 of this snapshot: %s.",
+		ms(latencyLimit.Rat()), slowText, s.P95Text())
 	lines := []refLine{{Label: "p95 limit " + ms(latencyLimit.Rat()), Value: latencyLimit.Float64(), Color: limitColour}}
 	var err error
 	p.LatencyChart, err = renderBar(barSpec{ID: "case_latency", Root: root, Categories: ids, Values: latencies, Over: slow,

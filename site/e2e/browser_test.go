@@ -26,7 +26,7 @@ type pageLog struct {
 	// Requests lists every URL the page asked for, in order.
 	Requests []string
 	// OffScope lists the requests outside the page's allowed scope; the tab
-	// refused them before they left the browser.
+	// refuses every one it intercepts, so none of them reaches a host.
 	OffScope []string
 	// Failed lists responses with an HTTP error status and loads that failed.
 	Failed []string
@@ -44,6 +44,8 @@ type pageLog struct {
 type recorder struct {
 	mu  sync.Mutex
 	log pageLog
+	// urls names requests by id, for the events that carry only the id.
+	urls map[network.RequestID]string
 }
 
 // snapshot returns a copy that is safe to read while the tab still runs.
@@ -87,6 +89,10 @@ func (r *recorder) listen(inScope func(string) bool) func(ev any) {
 		switch ev := ev.(type) {
 		case *network.EventRequestWillBeSent:
 			u := ev.Request.URL
+			if r.urls == nil {
+				r.urls = map[network.RequestID]string{}
+			}
+			r.urls[ev.RequestID] = u
 			l.Requests = append(l.Requests, u)
 			if !inScope(u) && !inline(u) {
 				l.OffScope = append(l.OffScope, u)
@@ -97,7 +103,7 @@ func (r *recorder) listen(inScope func(string) bool) func(ev any) {
 			}
 		case *network.EventLoadingFailed:
 			if !ev.Canceled {
-				l.Failed = append(l.Failed, fmt.Sprintf("request %s: %s", ev.RequestID, ev.ErrorText))
+				l.Failed = append(l.Failed, fmt.Sprintf("%s: %s", r.urls[ev.RequestID], ev.ErrorText))
 			}
 		case *runtime.EventConsoleAPICalled:
 			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
@@ -257,18 +263,15 @@ func (tb *tab) deadline(d time.Duration) (*tab, context.CancelFunc) {
 	return &tab{ctx: ctx, log: tb.log, close: tb.close}, cancel
 }
 
-// reset leaves the current page and forgets what the tab recorded, so the
-// next page starts with an empty log.
-func (tb *tab) reset() error {
-	ctx, cancel := context.WithTimeout(tb.ctx, pageTimeout)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		return fmt.Errorf("leave the previous page: %w", err)
-	}
+// reset forgets what the tab recorded, so the next page starts with an
+// empty log. It does not leave the current page first: that costs a
+// navigation per visit, and the only thing it would prevent is a late
+// error of the previous page being charged to the next one, which still
+// fails the run.
+func (tb *tab) reset() {
 	tb.log.mu.Lock()
 	defer tb.log.mu.Unlock()
-	tb.log.log = pageLog{}
-	return nil
+	tb.log.log, tb.log.urls = pageLog{}, nil
 }
 
 // setup prepares a fresh tab before it loads any page, e.g. emulates a

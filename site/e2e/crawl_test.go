@@ -20,7 +20,7 @@ const tabsInParallel = 3
 type pageView[T any] struct {
 	Rel    string // slash path inside the site
 	URL    string
-	Status int64 // HTTP status of the document, 0 from file://
+	Status int64 // status of the document; chromium says 200 for a file
 	Log    pageLog
 	// Links are the absolute targets of the page's a[href] elements.
 	Links []string
@@ -109,10 +109,7 @@ func visit[T any](tabs *tabPool, s served, rel string, look probe[T]) *pageView[
 			tb.close()
 		}
 	}()
-	if err := tb.reset(); err != nil {
-		v.Err = err
-		return v
-	}
+	tb.reset()
 	page, cancel := tb.deadline(pageTimeout)
 	defer cancel()
 	defer func() { v.Log = tb.log.snapshot() }()

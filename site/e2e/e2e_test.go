@@ -111,7 +111,12 @@ func startBrowser(ctx context.Context, profile string) (browser context.Context,
 		// Resolve no host name but the loopback ones: whatever a page asks for
 		// outside the machine is refused before any packet leaves.
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"),
+		// Each window of a headless browser still preloads the address
+		// bar's popup as a web page of its own, which costs more CPU than
+		// some of the pages under test.
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,WebUIOmniboxPopup,WebUIOmniboxAimPopup,MediaRouter,OptimizationHints"),
 	)
+
 	allocCtx, _ := chromedp.NewExecAllocator(ctx, opts...)
 	browser, _ = chromedp.NewContext(allocCtx)
 	// The first Do starts the process; the contexts end with ctx.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -26,8 +27,8 @@ type crawledSite struct {
 // subPath, the way a project site on a static host is seen, reading
 // charts and accessibility in one visit per page. TestSampleSiteOverHTTP
 // and TestAccessibility share it, which saves loading every page twice.
-func crawlSampleOverHTTP(browser context.Context, dir string) (crawledSite, error) {
-	srv := httptest.NewServer(siteHandler(dir))
+func crawlSampleOverHTTP(browser context.Context, dir string) crawledSite {
+	srv := httptest.NewServer(siteHandler(dir, false))
 	defer srv.Close()
 	s := served{dir: dir, base: srv.URL + subPath, inScope: sameOrigin(srv.URL)}
 	_, axeErr := os.Stat(axeScript)
@@ -47,7 +48,7 @@ func crawlSampleOverHTTP(browser context.Context, dir string) (crawledSite, erro
 		return f, nil
 	}
 	views := crawl(browser, s, colorScheme("light"), look)
-	return crawledSite{site: s, views: views}, nil
+	return crawledSite{site: s, views: views}
 }
 
 // sampleOverHTTP returns the shared crawl of the sample site over HTTP.
@@ -55,11 +56,7 @@ func (e *environment) sampleOverHTTP(t *testing.T) crawledSite {
 	t.Helper()
 	browser := e.needBrowser(t)
 	dir := e.sampleSite(t)
-	c, err := e.sites.sampleCrawl(browser, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return e.sites.sampleCrawl(browser, dir)
 }
 
 // TestSampleSiteOverHTTP checks every page of the sample site served over
@@ -110,4 +107,37 @@ func checkEveryPage[T any](t *testing.T, s served, views []*pageView[T], charts 
 			}
 		}
 	})
+}
+
+// TestNotFoundPage asks for a missing page two folders down, where a static
+// host shows the site's 404.html in place of the page: it must show
+// without loading anything that fails or lies elsewhere.
+func TestNotFoundPage(t *testing.T) {
+	t.Parallel()
+	browser := shared.needBrowser(t)
+	srv := httptest.NewServer(siteHandler(shared.sampleSite(t), true))
+	t.Cleanup(srv.Close)
+	missing := srv.URL + subPath + "snapshots/no-such-snapshot/ER-000.html"
+	tb := openTab(t, browser, sameOrigin(srv.URL)).withTimeout(t, pageTimeout)
+	status, err := tb.open(missing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status != http.StatusNotFound {
+		t.Errorf("status %d, want 404", status)
+	}
+	heading, err := eval[string](tb, `(document.querySelector("h1") || {textContent: ""}).textContent.trim()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if heading == "" {
+		t.Error("the page has no heading: the site's 404.html was not shown")
+	}
+	got := tb.log.snapshot()
+	for _, p := range got.problems() {
+		// The document's own 404 is the point of the page.
+		if !strings.HasPrefix(p, "failed load: "+missing+": HTTP 404") && !strings.Contains(p, "status of 404 (Not Found) [network] "+missing) {
+			t.Error(p)
+		}
+	}
 }

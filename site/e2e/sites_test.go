@@ -22,18 +22,15 @@ import (
 // siteCache builds each site a test needs once per run, however many tests
 // ask for it and in whatever order.
 type siteCache struct {
-	tmp string
-	// crawl of the sample site over HTTP, shared by two tests.
-	crawlOnce sync.Once
-	crawled   crawledSite
-	crawlErr  error
-
 	sample  func() (string, error)
 	hostile func() (string, error)
+	// The crawl of the sample site over HTTP, shared by two tests.
+	crawlOnce sync.Once
+	crawled   crawledSite
 }
 
 func newSiteCache(tmp string) *siteCache {
-	c := &siteCache{tmp: tmp}
+	c := &siteCache{}
 	c.sample = sync.OnceValues(func() (string, error) {
 		return buildSite(sampleData, filepath.Join(tmp, "sample-site"))
 	})
@@ -49,9 +46,9 @@ func newSiteCache(tmp string) *siteCache {
 
 // sampleCrawl crawls the sample site over HTTP on the first call and
 // returns that crawl to every call.
-func (c *siteCache) sampleCrawl(browser context.Context, dir string) (crawledSite, error) {
-	c.crawlOnce.Do(func() { c.crawled, c.crawlErr = crawlSampleOverHTTP(browser, dir) })
-	return c.crawled, c.crawlErr
+func (c *siteCache) sampleCrawl(browser context.Context, dir string) crawledSite {
+	c.crawlOnce.Do(func() { c.crawled = crawlSampleOverHTTP(browser, dir) })
+	return c.crawled
 }
 
 func buildSite(data, out string) (string, error) {
@@ -98,21 +95,35 @@ const subPath = "/releasegate/"
 // whatever comes from the same origin.
 func serveHTTP(t testing.TB, dir string) served {
 	t.Helper()
-	srv := httptest.NewServer(siteHandler(dir))
+	srv := httptest.NewServer(siteHandler(dir, false))
 	t.Cleanup(srv.Close)
 	return served{dir: dir, base: srv.URL + subPath, inScope: sameOrigin(srv.URL)}
 }
 
 // siteHandler serves the files of dir under subPath the way a static host
-// does: a folder means its index.html, a missing file is a 404. It does not
-// redirect /index.html to the folder as http.FileServer would, so a page's
-// recorded requests are the ones its links make.
-func siteHandler(dir string) http.Handler {
+// does: a folder means its index.html, a missing file is a 404, with the
+// site's own 404.html as its body when notFoundPage is set, as GitHub Pages
+// does. It does not redirect /index.html to the folder as http.FileServer
+// would, so a page's recorded requests are the ones its links make.
+func siteHandler(dir string, notFoundPage bool) http.Handler {
 	root := os.DirFS(dir)
+	notFound := http.NotFound
+	if notFoundPage {
+		notFound = func(w http.ResponseWriter, r *http.Request) {
+			body, err := fs.ReadFile(root, "404.html")
+			if err != nil {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write(body)
+		}
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rel, ok := strings.CutPrefix(r.URL.Path, subPath)
 		if !ok {
-			http.NotFound(w, r)
+			notFound(w, r)
 			return
 		}
 		if rel == "" || strings.HasSuffix(rel, "/") {
@@ -120,18 +131,18 @@ func siteHandler(dir string) http.Handler {
 		}
 		rel = path.Clean(rel)
 		if !fs.ValidPath(rel) {
-			http.NotFound(w, r)
+			notFound(w, r)
 			return
 		}
 		f, err := root.Open(rel)
 		if err != nil {
-			http.NotFound(w, r)
+			notFound(w, r)
 			return
 		}
 		defer f.Close()
 		info, err := f.Stat()
 		if err != nil || info.IsDir() {
-			http.NotFound(w, r)
+			notFound(w, r)
 			return
 		}
 		http.ServeContent(w, r, rel, info.ModTime(), f.(readSeeker))

@@ -55,7 +55,6 @@ type outcome struct {
 	files     map[string][]byte // the whole new site
 	changed   bool              // some file was added, removed or altered
 	decisions []decisionChange
-	rendered  int // files rendered
 }
 
 // decisionChange is a snapshot whose decision differs from the last good
@@ -130,6 +129,8 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 			return nil, next, err
 		}
 		next.handoff = h
+		// Every page links to the handoff page only when there is one.
+		full = full || (len(h) > 0) != (len(b.handoff) > 0)
 	}
 
 	in := &site.Input{Release: next.release, Handoff: next.handoff}
@@ -157,7 +158,6 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 		files:     c.files,
 		changed:   c.changed || len(c.files) != len(b.files),
 		decisions: diffDecisions(b.release, next.release),
-		rendered:  c.count,
 	}, next, nil
 }
 
@@ -208,7 +208,12 @@ func runAll(jobs []func() error) error {
 		wg.Go(func() { errs[i] = job() })
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // collector gathers rendered files into a new site, starting from a copy
@@ -219,7 +224,6 @@ type collector struct {
 	files   map[string][]byte
 	old     map[string][]byte
 	changed bool
-	count   int
 }
 
 func newCollector(base, old map[string][]byte) *collector {
@@ -241,7 +245,6 @@ func (c *collector) emit(name string, data []byte) error {
 		c.changed = true
 	}
 	c.files[name] = data
-	c.count++
 	return nil
 }
 

@@ -286,6 +286,14 @@ func TestIncrementalSiteEqualsAFullBuild(t *testing.T) {
 		{"edit the handoff", func() {
 			writeFile(t, filepath.Join(data, "HANDOFF.md"), []byte("# Handoff\n\nShorter now.\n"))
 		}, change{Kind: handoffChanged, Name: "HANDOFF.md"}},
+		{"remove the handoff", func() {
+			if err := os.Remove(filepath.Join(data, "HANDOFF.md")); err != nil {
+				t.Fatal(err)
+			}
+		}, change{Kind: handoffChanged, Name: "HANDOFF.md"}},
+		{"bring the handoff back", func() {
+			writeFile(t, filepath.Join(data, "HANDOFF.md"), []byte("# Handoff\n\nBack again.\n"))
+		}, change{Kind: handoffChanged, Name: "HANDOFF.md"}},
 		{"remove a snapshot", func() {
 			if err := os.Remove(outputsPath(data, "candidate-v2")); err != nil {
 				t.Fatal(err)

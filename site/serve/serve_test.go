@@ -164,7 +164,9 @@ func (ts *testServer) listen() *sseClient {
 	ts.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.url+"__releasegate/events", nil)
-	resp, err := ts.client.Do(req)
+	// A stream lasts as long as the page: no client timeout.
+	stream := &http.Client{Transport: ts.client.Transport}
+	resp, err := stream.Do(req)
 	if err != nil {
 		cancel()
 		ts.t.Fatal(err)
