@@ -214,3 +214,27 @@ func htmlFiles(dir string) ([]string, error) {
 	sort.Strings(files)
 	return files, err
 }
+
+func TestServedRel(t *testing.T) {
+	s := served{base: "http://127.0.0.1:8080/releasegate/"}
+	tests := []struct {
+		url    string
+		want   string
+		inside bool
+	}{
+		{"http://127.0.0.1:8080/releasegate/", "index.html", true},
+		{"http://127.0.0.1:8080/releasegate/policy.html#rule-er-2026-10-4-2", "policy.html", true},
+		{"http://127.0.0.1:8080/releasegate/snapshots/a/ER-1.html?x=1", "snapshots/a/ER-1.html", true},
+		{"http://127.0.0.1:8080/releasegate/cases/", "cases/index.html", true},
+		{"http://127.0.0.1:8080/releasegate/a%20b.html", "a b.html", true},
+		{"http://127.0.0.1:8080/other/index.html", "", false},
+		{"http://127.0.0.2:8080/releasegate/index.html", "", false},
+		{"http://127.0.0.1:8080/releasegate/%zz", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := s.rel(tt.url)
+		if got != tt.want || ok != tt.inside {
+			t.Errorf("rel(%q) = %q, %v; want %q, %v", tt.url, got, ok, tt.want, tt.inside)
+		}
+	}
+}
