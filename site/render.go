@@ -197,20 +197,42 @@ func fileJob(p string, make func() []byte) job {
 // snapshotJobs are the files of one snapshot: its page, its results JSON
 // and a drilldown per case.
 func (r *Renderer) snapshotJobs(v *view, s *evaluator.Snapshot) []job {
-	jobs := []job{
-		pageJob(r, v, snapshotPath(s.Label()), "snapshot", func() (*SnapshotPage, error) { return v.snapshotPage(s) }),
-		fileJob(resultsPath(s.Label()), s.JSON),
-	}
-	for i, c := range v.in.Release.Suite.Cases {
-		jobs = append(jobs, pageJob(r, v, drilldownPath(s.Label(), c.ID), "drilldown",
-			func() (*DrilldownPage, error) { return v.drilldown(s, i), nil }))
+	jobs := r.snapshotOwnJobs(v, s)
+	for i := range v.in.Release.Suite.Cases {
+		jobs = append(jobs, r.drilldownJob(v, s, i))
 	}
 	return jobs
 }
 
+// snapshotOwnJobs are a snapshot's page and results JSON.
+func (r *Renderer) snapshotOwnJobs(v *view, s *evaluator.Snapshot) []job {
+	return []job{
+		pageJob(r, v, snapshotPath(s.Label()), "snapshot", func() (*SnapshotPage, error) { return v.snapshotPage(s) }),
+		fileJob(resultsPath(s.Label()), s.JSON),
+	}
+}
+
+func (r *Renderer) drilldownJob(v *view, s *evaluator.Snapshot, i int) job {
+	return pageJob(r, v, drilldownPath(s.Label(), v.in.Release.Suite.Cases[i].ID), "drilldown",
+		func() (*DrilldownPage, error) { return v.drilldown(s, i), nil })
+}
+
+func (r *Renderer) historyJob(v *view, i int) job {
+	return pageJob(r, v, historyPath(v.in.Release.Suite.Cases[i].ID), "history",
+		func() (*HistoryPage, error) { return v.history(i), nil })
+}
+
 // sharedJobs are the files that depend on every snapshot.
 func (r *Renderer) sharedJobs(v *view) []job {
-	rel := v.in.Release
+	jobs := r.sharedOwnJobs(v)
+	for i := range v.in.Release.Suite.Cases {
+		jobs = append(jobs, r.historyJob(v, i))
+	}
+	return jobs
+}
+
+// sharedOwnJobs are the shared files but the case histories.
+func (r *Renderer) sharedOwnJobs(v *view) []job {
 	jobs := []job{
 		pageJob(r, v, overviewPath, "overview", v.overview),
 		pageJob(r, v, policyPath, "policy", v.policy),
@@ -222,31 +244,33 @@ func (r *Renderer) sharedJobs(v *view) []job {
 		pageJob(r, v, notFoundPath, notFoundTemplate, func() (*NotFoundPage, error) {
 			return &NotFoundPage{Title: "Page not found", CSS: r.css, Icon: r.icon, Home: overviewPath}, nil
 		}),
-		fileJob(reportPath, rel.Report),
+		fileJob(reportPath, v.in.Release.Report),
 		fileJob(noJekyllPath, func() []byte { return nil }),
 	)
 	for _, a := range r.assets {
 		jobs = append(jobs, fileJob(a.path, func() []byte { return a.data }))
 	}
-	for i, c := range rel.Suite.Cases {
-		jobs = append(jobs, pageJob(r, v, historyPath(c.ID), "history", func() (*HistoryPage, error) { return v.history(i), nil }))
-	}
 	return jobs
 }
 
-// allJobs lists every file of the site, the big pages first so that no
-// worker is left with one at the end.
+// allJobs lists every file of the site. The big pages come first, so
+// that no worker is left with one at the end. Then, case by case, its
+// drilldowns and its history: consecutive files lie in different
+// folders, because writers creating files in one folder at once wait on
+// each other.
 func (r *Renderer) allJobs(v *view) []job {
 	var jobs []job
-	var rest []job
 	for _, s := range v.in.Release.Snapshots {
-		sj := r.snapshotJobs(v, s)
-		jobs = append(jobs, sj[0])
-		rest = append(rest, sj[1:]...)
+		jobs = append(jobs, r.snapshotOwnJobs(v, s)...)
 	}
-	shared := r.sharedJobs(v)
-	jobs = append(jobs, shared...)
-	return append(jobs, rest...)
+	jobs = append(jobs, r.sharedOwnJobs(v)...)
+	for i := range v.in.Release.Suite.Cases {
+		for _, s := range v.in.Release.Snapshots {
+			jobs = append(jobs, r.drilldownJob(v, s, i))
+		}
+		jobs = append(jobs, r.historyJob(v, i))
+	}
+	return jobs
 }
 
 // runOptions say how run hands files to emit.

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
+	"github.com/releasegate/releasegate/evaluator/suite"
 	"github.com/releasegate/releasegate/site"
 )
 
@@ -22,7 +24,7 @@ import (
 // a small fake so that the server can be checked on its own.
 type renderer interface {
 	RenderAll(in *site.Input, emit site.Emit) error
-	RenderSnapshot(in *site.Input, label string, emit site.Emit) error
+	RenderCases(in *site.Input, label string, caseIDs []string, emit site.Emit) error
 	RenderShared(in *site.Input, emit site.Emit) error
 }
 
@@ -142,11 +144,15 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 		}
 	} else {
 		c = newCollector(b.files, b.files)
-		jobs := make([]func() error, 0, len(reevaluated)+1)
+		var jobs []func() error
 		for _, label := range reevaluated {
-			jobs = append(jobs, func() error { return next.renderer.RenderSnapshot(in, label, c.emit) })
+			// Only the cases whose output or verdict changed get their
+			// drilldown and history pages rendered again: on a large
+			// suite these are nearly all the pages.
+			cases := changedCases(b.release.Suite, snapshotOf(b.release, label), snapshotOf(next.release, label))
+			jobs = append(jobs, func() error { return next.renderer.RenderCases(in, label, cases, c.emit) })
 		}
-		if len(reevaluated) > 0 || ch.Handoff {
+		if len(reevaluated) == 0 && ch.Handoff {
 			jobs = append(jobs, func() error { return next.renderer.RenderShared(in, c.emit) })
 		}
 		if err := runAll(jobs); err != nil {
@@ -198,6 +204,31 @@ func reevaluate(data string, old *evaluator.Release, labels map[string]bool) (re
 		}
 	}
 	return rel, redone, sameSet, nil
+}
+
+// snapshotOf finds a snapshot of rel by label; nil when there is none.
+func snapshotOf(rel *evaluator.Release, label string) *evaluator.Snapshot {
+	for _, s := range rel.Snapshots {
+		if s.Label() == label {
+			return s
+		}
+	}
+	return nil
+}
+
+// changedCases lists, in suite order, the cases whose output or verdict
+// differs between two evaluations of one snapshot against the same suite.
+// Every case counts as changed when either evaluation is missing.
+func changedCases(s *suite.Suite, before, after *evaluator.Snapshot) []string {
+	var ids []string
+	for i, c := range s.Cases {
+		if before == nil || after == nil ||
+			!reflect.DeepEqual(before.Outputs[i], after.Outputs[i]) ||
+			!reflect.DeepEqual(before.Result.Cases[i], after.Result.Cases[i]) {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
 }
 
 // runAll runs jobs concurrently and returns the first error in job order.

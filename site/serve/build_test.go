@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/releasegate/releasegate"
+	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
 	"github.com/releasegate/releasegate/site"
 )
@@ -54,8 +56,12 @@ func TestOneSnapshotIsEvaluatedAndRenderedAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	all, shared, snaps := calls.snapshot()
-	if all != 1 || shared != 1 || !slices.Equal(snaps, []string{"candidate-v3"}) {
-		t.Errorf("renders: all %d (want the first build's 1), shared %d (want 1), snapshots %q", all, shared, snaps)
+	if all != 1 || shared != 0 || !slices.Equal(snaps, []string{"candidate-v3"}) {
+		t.Errorf("renders: all %d (want the first build's 1), shared %d (want 0), snapshots %q", all, shared, snaps)
+	}
+	// Only the cases whose outputs went missing get their pages again.
+	if got, want := calls.casesRendered(), [][]string{{"ER-007", "ER-008", "ER-009", "ER-010", "ER-011", "ER-012"}}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("cases rendered %q, want %q", got, want)
 	}
 	// The other snapshots were not evaluated again: same values.
 	for i, s := range b.release.Snapshots {
@@ -80,6 +86,56 @@ func TestOneSnapshotIsEvaluatedAndRenderedAlone(t *testing.T) {
 	}
 	if out.changed || len(out.decisions) != 0 {
 		t.Errorf("unchanged input: changed %v, decisions %v", out.changed, out.decisions)
+	}
+	if got := calls.casesRendered(); len(got) != 2 || len(got[1]) != 0 {
+		t.Errorf("unchanged input: cases rendered %q, want none", got)
+	}
+}
+
+func TestChangedCases(t *testing.T) {
+	s, err := load.Suite(sampleData, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := outputsPath(sampleData, "candidate-v2")
+	src, _ := os.ReadFile(v2)
+	evaluate := func(content []byte) *evaluator.Snapshot {
+		p := filepath.Join(t.TempDir(), "candidate-v2.jsonl")
+		writeFile(t, p, content)
+		snap, err := evaluator.EvaluateFile(s, "candidate-v2", p, evaluator.Options{KeepOutputs: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	edit := func(line int, from, to string) []byte {
+		out := slices.Clone(lines)
+		out[line] = bytes.Replace(out[line], []byte(from), []byte(to), 1)
+		return bytes.Join(out, nil)
+	}
+	reordered := append(slices.Clone(lines[1:]), lines[0])
+	base := evaluate(src)
+	all := make([]string, len(s.Cases))
+	for i, c := range s.Cases {
+		all[i] = c.ID
+	}
+	tests := []struct {
+		name          string
+		before, after *evaluator.Snapshot
+		want          []string
+	}{
+		{"same file", base, evaluate(src), nil},
+		{"lines reordered: each output keeps its line number in messages", base, evaluate(bytes.Join(reordered, nil)), all},
+		{"latency of one output", base, evaluate(edit(5, `"latency_ms": 5200`, `"latency_ms": 900`)), []string{"ER-006"}},
+		{"verdict of one case", base, evaluate(edit(6, "ER-2026.08 §6.1", "ER-2026.10 §6.1")), []string{"ER-007"}},
+		{"missing output", base, evaluate(bytes.Join(lines[:11], nil)), []string{"ER-012"}},
+		{"no earlier evaluation", nil, base, all},
+	}
+	for _, tt := range tests {
+		if got := changedCases(s, tt.before, tt.after); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
 
@@ -279,6 +335,14 @@ func TestIncrementalSiteEqualsAFullBuild(t *testing.T) {
 			src, _ := os.ReadFile(outputsPath(data, "candidate-v3"))
 			writeFile(t, outputsPath(data, "candidate-v3"), firstLines(src, 6))
 		}, snapshotChange("candidate-v3")},
+		{"one output's cost", func() {
+			src, _ := os.ReadFile(outputsPath(data, "candidate-v2"))
+			writeFile(t, outputsPath(data, "candidate-v2"), bytes.Replace(src, []byte(`"cost_usd": 0.0`), []byte(`"cost_usd": 0.2`), 1))
+		}, snapshotChange("candidate-v2")},
+		{"one latency flips the decision", func() {
+			src, _ := os.ReadFile(outputsPath(data, "candidate-v2"))
+			writeFile(t, outputsPath(data, "candidate-v2"), bytes.Replace(src, []byte(`"latency_ms": 5200`), []byte(`"latency_ms": 900`), 1))
+		}, snapshotChange("candidate-v2")},
 		{"add a snapshot", func() {
 			src, _ := os.ReadFile(outputsPath(data, "baseline-v1"))
 			writeFile(t, outputsPath(data, "candidate-v4"), src)

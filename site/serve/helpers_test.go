@@ -78,13 +78,20 @@ type renderCalls struct {
 	mu        sync.Mutex
 	all       int
 	shared    int
-	snapshots []string
+	snapshots []string   // labels given to RenderCases
+	cases     [][]string // and their cases
 }
 
 func (c *renderCalls) snapshot() (all, shared int, snaps []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.all, c.shared, slices.Clone(c.snapshots)
+}
+
+func (c *renderCalls) casesRendered() [][]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.cases)
 }
 
 // fakeRenderers returns a newRendererFunc and the log of its calls.
@@ -104,32 +111,42 @@ func (f *fakeRenderer) RenderAll(in *site.Input, emit site.Emit) error {
 	f.calls.mu.Lock()
 	f.calls.all++
 	f.calls.mu.Unlock()
-	if err := f.shared(in, emit); err != nil {
+	if err := f.shared(in, nil, emit); err != nil {
 		return err
 	}
 	for _, s := range in.Release.Snapshots {
-		if err := f.snapshot(in, s.Label(), emit); err != nil {
+		if err := f.snapshot(in, s.Label(), nil, emit); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (f *fakeRenderer) RenderSnapshot(in *site.Input, label string, emit site.Emit) error {
+func (f *fakeRenderer) RenderCases(in *site.Input, label string, caseIDs []string, emit site.Emit) error {
 	f.calls.mu.Lock()
 	f.calls.snapshots = append(f.calls.snapshots, label)
+	f.calls.cases = append(f.calls.cases, slices.Clone(caseIDs))
 	f.calls.mu.Unlock()
-	return f.snapshot(in, label, emit)
+	only := map[string]bool{}
+	for _, id := range caseIDs {
+		only[id] = true
+	}
+	if err := f.snapshot(in, label, only, emit); err != nil {
+		return err
+	}
+	return f.shared(in, only, emit)
 }
 
 func (f *fakeRenderer) RenderShared(in *site.Input, emit site.Emit) error {
 	f.calls.mu.Lock()
 	f.calls.shared++
 	f.calls.mu.Unlock()
-	return f.shared(in, emit)
+	return f.shared(in, nil, emit)
 }
 
-func (f *fakeRenderer) snapshot(in *site.Input, label string, emit site.Emit) error {
+// snapshot renders a snapshot's page, results and a page per case (all of
+// them when only is nil).
+func (f *fakeRenderer) snapshot(in *site.Input, label string, only map[string]bool, emit site.Emit) error {
 	for _, s := range in.Release.Snapshots {
 		if s.Label() != label {
 			continue
@@ -139,12 +156,41 @@ func (f *fakeRenderer) snapshot(in *site.Input, label string, emit site.Emit) er
 		if err := emit(label+"/index.html", []byte(page)); err != nil {
 			return err
 		}
+		for i, c := range s.Result.Cases {
+			if only != nil && !only[c.CaseID] {
+				continue
+			}
+			latency := "missing"
+			if o := s.Outputs[i]; o != nil {
+				latency = o.LatencyMS.String()
+			}
+			page := fmt.Sprintf("<html><body>%s %s: passed %v, %s ms</body></html>\n", label, c.CaseID, c.Passed, latency)
+			if err := emit(label+"/"+c.CaseID+".html", []byte(page)); err != nil {
+				return err
+			}
+		}
 		return emit("results/"+label+".json", s.JSON())
 	}
 	return fmt.Errorf("fake: no snapshot %q", label)
 }
 
-func (f *fakeRenderer) shared(in *site.Input, emit site.Emit) error {
+// shared renders the pages about every snapshot, with a history page per
+// case (for the cases in only, when it is not nil).
+func (f *fakeRenderer) shared(in *site.Input, only map[string]bool, emit site.Emit) error {
+	for i, c := range in.Release.Suite.Cases {
+		if only != nil && !only[c.ID] {
+			continue
+		}
+		var h bytes.Buffer
+		fmt.Fprintf(&h, "<html><body><h1>%s</h1>", c.ID)
+		for _, s := range in.Release.Snapshots {
+			fmt.Fprintf(&h, "<p>%s: %v</p>", s.Label(), s.Result.Cases[i].Passed)
+		}
+		h.WriteString("</body></html>\n")
+		if err := emit("cases/"+c.ID+".html", h.Bytes()); err != nil {
+			return err
+		}
+	}
 	var b bytes.Buffer
 	b.WriteString("<!doctype html><html><body><ul>\n")
 	for _, s := range in.Release.Snapshots {

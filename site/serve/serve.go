@@ -3,11 +3,13 @@
 // folder (and, when authoring, the templates) change, reloading the open
 // pages.
 //
-// A rebuild does only the work its change needs: one edited snapshot is
-// evaluated again and only its pages and the shared pages are rendered;
-// a template change renders every page without evaluating anything. A
-// build that fails leaves the last good site served, with an overlay
-// naming the broken file, line and field on every page.
+// A rebuild does only the work its change needs. An edited snapshot is
+// evaluated again against the cached suite, and only its page, the pages
+// about every snapshot and the drilldown and history pages of the cases
+// whose output or verdict changed are rendered; a template change renders
+// every page without evaluating anything. A build that fails leaves the
+// last good site served, with an overlay naming the broken file, line and
+// field on every page.
 //
 // Served bytes are the built bytes: the reload script and the overlay are
 // injected into HTML responses only, never into the stored site.

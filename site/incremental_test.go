@@ -1,0 +1,77 @@
+package site
+
+import (
+	"bytes"
+	"maps"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/releasegate/releasegate"
+	"github.com/releasegate/releasegate/evaluator"
+)
+
+// collect renders into a map.
+func collect(t *testing.T, render func(Emit) error) map[string][]byte {
+	t.Helper()
+	var mu sync.Mutex
+	files := map[string][]byte{}
+	err := render(func(p string, data []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		files[p] = data
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func TestRenderCasesIsRenderAllWithoutOtherCasesPages(t *testing.T) {
+	rel, err := evaluator.EvaluateDir(sampleData, evaluator.Options{KeepOutputs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &Input{Release: rel, Handoff: []byte("# Handoff\n")}
+	all := collect(t, func(e Emit) error { return r.RenderAll(in, e) })
+	got := collect(t, func(e Emit) error { return r.RenderCases(in, "candidate-v2", []string{"ER-006", "ER-007"}, e) })
+
+	var want []string
+	for p := range all {
+		perCase := false
+		for _, c := range rel.Suite.Cases {
+			for _, s := range rel.Snapshots {
+				perCase = perCase || p == drilldownPath(s.Label(), c.ID)
+			}
+			perCase = perCase || p == historyPath(c.ID)
+		}
+		otherSnapshot := false
+		for _, s := range rel.Snapshots {
+			if s.Label() != "candidate-v2" {
+				otherSnapshot = otherSnapshot || p == snapshotPath(s.Label()) || p == resultsPath(s.Label())
+			}
+		}
+		listed := p == drilldownPath("candidate-v2", "ER-006") || p == drilldownPath("candidate-v2", "ER-007") ||
+			p == historyPath("ER-006") || p == historyPath("ER-007")
+		if (!perCase && !otherSnapshot) || listed {
+			want = append(want, p)
+		}
+	}
+	slices.Sort(want)
+	if names := slices.Sorted(maps.Keys(got)); !slices.Equal(names, want) {
+		t.Errorf("RenderCases files:\n%q\nwant\n%q", names, want)
+	}
+	for p, b := range got {
+		if !bytes.Equal(b, all[p]) {
+			t.Errorf("%s differs from RenderAll", p)
+		}
+	}
+	if err := r.RenderCases(in, "no-such-snapshot", nil, func(string, []byte) error { return nil }); err == nil {
+		t.Error("unknown label accepted")
+	}
+}
