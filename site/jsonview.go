@@ -182,13 +182,10 @@ func markMismatches(lines []JSONLine, ms []judge.Mismatch, expectedSide bool) {
 }
 
 // prettyInput indents a case's raw input JSON, keeping its key order.
-func prettyInput(input map[string]any) string {
+func prettyInput(raw json.RawMessage) string {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(input); err != nil {
-		return fmt.Sprint(input)
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return string(raw)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return b.String()
 }

@@ -3,6 +3,7 @@
 package decide
 
 import (
+	"cmp"
 	"math/big"
 	"slices"
 
@@ -82,10 +83,23 @@ func P95(values []suite.Number) (suite.Number, bool) {
 	if n == 0 {
 		return suite.Number{}, false
 	}
-	sorted := slices.Clone(values)
-	slices.SortFunc(sorted, suite.Number.Cmp)
+	// Sort by float64, exact only where two values round to the same float.
+	type keyed struct {
+		f float64
+		n suite.Number
+	}
+	sorted := make([]keyed, n)
+	for i, v := range values {
+		sorted[i] = keyed{v.Float64(), v}
+	}
+	slices.SortFunc(sorted, func(a, b keyed) int {
+		if a.f != b.f {
+			return cmp.Compare(a.f, b.f)
+		}
+		return a.n.Cmp(b.n)
+	})
 	rank := (95*n + 99) / 100 // ceil(95n/100) in integers
-	return sorted[rank-1], true
+	return sorted[rank-1].n, true
 }
 
 // GateResult is one threshold checked against its observed value.

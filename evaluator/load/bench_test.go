@@ -12,7 +12,15 @@ func sampleLines(b *testing.B, name string) []numbered {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return splitLines(data)
+	lr := newLineReader(bytes.NewReader(data))
+	var lines []numbered
+	for {
+		text, n, err := lr.next()
+		if err != nil {
+			return lines
+		}
+		lines = append(lines, numbered{bytes.Clone(text), n})
+	}
 }
 
 func BenchmarkParseOutput(b *testing.B) {
@@ -24,20 +32,10 @@ func BenchmarkParseOutput(b *testing.B) {
 		}
 		return t
 	}(), nil))))
+	d := newJSONDecoder()
 	for b.Loop() {
 		for _, l := range lines {
-			if _, err := parseOutput("out.jsonl", l.line, l.text); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-}
-
-func BenchmarkParseOutputSlow(b *testing.B) {
-	lines := sampleLines(b, "outputs/baseline-v1.jsonl")
-	for b.Loop() {
-		for _, l := range lines {
-			if _, err := slowOutput("out.jsonl", l.line, l.text); err != nil {
+			if _, err := parseOutput(d, "out.jsonl", l.line, l.text); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -48,9 +46,10 @@ func BenchmarkParseCase(b *testing.B) {
 	s := sampleSuite(b)
 	schema := sampleSchema(b)
 	lines := sampleLines(b, CasesFile)
+	d := newJSONDecoder()
 	for b.Loop() {
 		for _, l := range lines {
-			if _, err := parseCase("cases.jsonl", l.line, l.text, schema, s.Policy); err != nil {
+			if _, err := parseCase(d, "cases.jsonl", l.line, l.text, schema, s.Policy); err != nil {
 				b.Fatal(err)
 			}
 		}

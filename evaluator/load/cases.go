@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -40,15 +41,17 @@ func (refuseLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("the schema refers to %s; only references inside the schema are allowed", url)
 }
 
-// Cases parses a whole cases.jsonl: each line must satisfy the schema and
-// the contract, case ids must be unique, and every expected citation must
-// be a rule of the policy. Lines are parsed on all cores.
-func Cases(file string, data []byte, schema *jsonschema.Schema, policy *suite.Policy) ([]*suite.Case, error) {
-	lines := splitLines(data)
-	cases, err := parseAll(lines, func(text []byte, line int) (*suite.Case, error) {
-		return parseCase(file, line, text, schema, policy)
+// Cases parses a whole cases.jsonl from r: each line must satisfy the
+// schema and the contract, case ids must be unique, and every expected
+// citation must be a rule of the policy. Lines are parsed on all cores.
+func Cases(file string, r io.Reader, schema *jsonschema.Schema, policy *suite.Policy) ([]*suite.Case, error) {
+	cases, err := parseLines(newLineReader(r), func(d *jsonDecoder, text []byte, line int) (*suite.Case, error) {
+		return parseCase(d, file, line, text, schema, policy)
 	})
 	if err != nil {
+		if _, located := err.(*suite.InputError); !located {
+			err = fmt.Errorf("%s: %w", file, err)
+		}
 		return nil, err
 	}
 	if len(cases) == 0 {
@@ -65,8 +68,8 @@ func Cases(file string, data []byte, schema *jsonschema.Schema, policy *suite.Po
 }
 
 // parseCase reads one case line.
-func parseCase(file string, line int, text []byte, schema *jsonschema.Schema, policy *suite.Policy) (*suite.Case, error) {
-	v, err := decodeJSON(text)
+func parseCase(d *jsonDecoder, file string, line int, text []byte, schema *jsonschema.Schema, policy *suite.Policy) (*suite.Case, error) {
+	v, rawInput, err := d.decode(text, "input")
 	if err != nil {
 		return nil, &suite.InputError{File: file, Line: line, Msg: err.Error()}
 	}
@@ -88,7 +91,11 @@ func parseCase(file string, line int, text []byte, schema *jsonschema.Schema, po
 	if r.err == nil && !c.Severity.Valid() {
 		r.fail("severity", "unknown severity %q: use critical, major or minor", c.Severity)
 	}
-	c.Input = r.object(r.field(obj, "", "input"), "input")
+	// Keep the input as written, not as a tree: only pages show it, and a
+	// large suite would otherwise hold every tree in memory.
+	if r.object(r.field(obj, "", "input"), "input"); r.err == nil {
+		c.Input = bytes.Clone(rawInput)
+	}
 	exp := r.object(r.field(obj, "", "expected"), "expected")
 	e := &c.Expected
 	e.Decision = suite.Decision(r.str(r.field(exp, "expected", "decision"), "expected.decision"))

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,14 +65,17 @@ func Suite(dir, casesPath string) (*suite.Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	casesSrc, casesSum, err := read(casesPath)
+	casesFile, err := os.Open(casesPath)
 	if err != nil {
 		return nil, err
 	}
-	cases, err := Cases(casesPath, casesSrc, schema, policy)
+	defer casesFile.Close()
+	h := sha256.New()
+	cases, err := Cases(casesPath, io.TeeReader(casesFile, h), schema, policy)
 	if err != nil {
 		return nil, err
 	}
+	casesSum := hex.EncodeToString(h.Sum(nil))
 	s := suite.NewSuite(policy, cases, gate)
 	s.CasesSHA256, s.PolicySHA256, s.GateSHA256 = casesSum, policySum, gateSum
 	return s, nil

@@ -12,29 +12,78 @@ import (
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
-// decodeJSON decodes exactly one JSON value into maps, slices, strings,
-// booleans, nil and json.Number (the literal, so numbers compare exactly).
-// It is strict where encoding/json is lenient: a repeated member name and
-// invalid UTF-8 are errors, since either would let a line mean something
-// other than it says.
-func decodeJSON(text []byte) (any, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(text))
-	v, err := readValue(dec)
+// jsonDecoder decodes one JSON line at a time into maps, slices,
+// strings, booleans, nil and json.Number (the literal, so numbers compare
+// exactly). It is strict where encoding/json is lenient: a repeated member
+// name and invalid UTF-8 are errors, since either would let a line mean
+// something other than it says. One decoder serves many lines, so its
+// buffers are not allocated again for each; it is not safe for concurrent
+// use.
+type jsonDecoder struct {
+	r   bytes.Reader
+	dec *jsontext.Decoder
+}
+
+func newJSONDecoder() *jsonDecoder {
+	d := &jsonDecoder{}
+	d.dec = jsontext.NewDecoder(&d.r)
+	return d
+}
+
+// decode reads exactly one JSON value from text. When the value is an
+// object with a top-level member named rawMember, that member's value is
+// also returned as written.
+func (d *jsonDecoder) decode(text []byte, rawMember string) (v any, raw []byte, err error) {
+	d.r.Reset(text)
+	d.dec.Reset(&d.r)
+	if rawMember != "" && d.dec.PeekKind() == '{' {
+		v, raw, err = d.readObject(text, rawMember)
+	} else {
+		v, err = readValue(d.dec)
+	}
 	if err == nil {
-		if _, err = dec.ReadToken(); err == io.EOF {
-			return v, nil
+		if _, err = d.dec.ReadToken(); err == io.EOF {
+			return v, raw, nil
 		} else if err == nil {
 			err = fmt.Errorf("unexpected data after the value")
 		}
 	}
 	var syn *jsontext.SyntacticError
 	if errors.As(err, &syn) {
-		return nil, fmt.Errorf("invalid JSON at column %d: %v", syn.ByteOffset+1, syn.Err)
+		return nil, nil, fmt.Errorf("invalid JSON at column %d: %v", syn.ByteOffset+1, syn.Err)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("invalid JSON: the value ends early (at column %d)", len(text)+1)
+		return nil, nil, fmt.Errorf("invalid JSON: the value ends early (at column %d)", len(text)+1)
 	}
-	return nil, fmt.Errorf("invalid JSON at column %d: %v", dec.InputOffset()+1, err)
+	return nil, nil, fmt.Errorf("invalid JSON at column %d: %v", d.dec.InputOffset()+1, err)
+}
+
+// readObject is readValue for a top-level object, keeping the text of
+// one member's value.
+func (d *jsonDecoder) readObject(text []byte, rawMember string) (map[string]any, []byte, error) {
+	if _, err := d.dec.ReadToken(); err != nil {
+		return nil, nil, err
+	}
+	obj := map[string]any{}
+	var raw []byte
+	for d.dec.PeekKind() != '}' {
+		tok, err := d.dec.ReadToken()
+		if err != nil {
+			return nil, nil, err
+		}
+		name := tok.String() // the token is void after the next read
+		start := d.dec.InputOffset()
+		v, err := readValue(d.dec)
+		if err != nil {
+			return nil, nil, err
+		}
+		if name == rawMember {
+			raw = bytes.TrimLeft(text[start:d.dec.InputOffset()], ": \t\r\n")
+		}
+		obj[name] = v
+	}
+	_, err := d.dec.ReadToken()
+	return obj, raw, err
 }
 
 // readValue builds one value from the token stream.

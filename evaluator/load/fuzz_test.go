@@ -44,7 +44,7 @@ func FuzzOutputs(f *testing.F) {
 			if err != nil {
 				t.Fatalf("accepted line does not decode: %v", err)
 			}
-			again, err := parseOutput("out.jsonl", o.Line, jsontest.Respace(v))
+			again, err := parseOutput(newJSONDecoder(), "out.jsonl", o.Line, jsontest.Respace(v))
 			if err != nil {
 				t.Fatalf("re-serialised line refused: %v", err)
 			}
@@ -71,7 +71,7 @@ func FuzzCases(f *testing.F) {
 	f.Add(`{"case_id":"ER-100","title":"t","severity":"major","input":{},"expected":{"decision":"no_op","tool_calls":[],"citations":["ER-2026.10 §7.1"],"forbidden_tools":["issue_payment"]}}`)
 	f.Add(`{"case_id":"ER-100","title":"t","severity":"minor","input":{"a":1},"expected":{"decision":"approve","tool_calls":[{"name":"approve_expense","arguments":{"x":[1,2]}}],"citations":[],"forbidden_tools":[]}}`)
 	f.Fuzz(func(t *testing.T, in string) {
-		cases, err := Cases("cases.jsonl", []byte(in), schema, s.Policy)
+		cases, err := Cases("cases.jsonl", strings.NewReader(in), schema, s.Policy)
 		if err != nil {
 			var ie *suite.InputError
 			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "cases.jsonl") {
@@ -87,8 +87,8 @@ func FuzzCases(f *testing.F) {
 				t.Fatalf("accepted %d expected calls for %s", len(c.Expected.ToolCalls), c.Expected.Decision)
 			}
 			v, _ := jsontest.Decode([]byte(lineOf(in, c.Line)))
-			again, err := parseCase("cases.jsonl", c.Line, jsontest.Respace(v), schema, s.Policy)
-			if err != nil || !reflect.DeepEqual(again.Expected, c.Expected) {
+			again, err := parseCase(newJSONDecoder(), "cases.jsonl", c.Line, jsontest.Respace(v), schema, s.Policy)
+			if err != nil || !reflect.DeepEqual(again.Expected, c.Expected) || !jsonEqual(t, again.Input, c.Input) {
 				t.Fatalf("re-serialised case differs: %v", err)
 			}
 		}
@@ -106,4 +106,14 @@ func sampleSchema(t testing.TB) *jsonschema.Schema {
 		t.Fatal(err)
 	}
 	return schema
+}
+
+// jsonEqual compares two JSON texts as values.
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	va, err1 := jsontest.Decode(a)
+	vb, err2 := jsontest.Decode(b)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("not JSON: %q %q", a, b)
+	}
+	return reflect.DeepEqual(va, vb)
 }

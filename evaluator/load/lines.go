@@ -60,21 +60,72 @@ type numbered struct {
 	line int
 }
 
-// splitLines cuts a whole file into its non-blank lines, without copying.
-func splitLines(data []byte) []numbered {
-	var out []numbered
-	for n := 1; len(data) > 0; n++ {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
+// parseLines parses every line of r with parse on all cores, each core
+// with its own decoder, and returns the values in line order. Lines are
+// read and handed out in chunks, so memory holds the parsed values, not
+// the file. On failure it returns the error of the earliest bad line, so
+// the message does not depend on scheduling.
+func parseLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, line int) (T, error)) ([]T, error) {
+	type chunk struct {
+		lines []numbered
+		out   []T
+		err   error
+	}
+	const chunkLines = 256
+	jobs := make(chan *chunk)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			d := newJSONDecoder()
+			for c := range jobs {
+				c.out = make([]T, 0, len(c.lines))
+				for _, l := range c.lines {
+					v, err := parse(d, l.text, l.line)
+					if err != nil {
+						c.err = err
+						break
+					}
+					c.out = append(c.out, v)
+				}
+				c.lines = nil // the text is no longer needed
+			}
+		})
+	}
+	var chunks []*chunk
+	var readErr error
+	c := &chunk{}
+	for {
+		text, n, err := lr.next()
+		if err != nil {
+			if err != io.EOF {
+				readErr = err
+			}
+			break
 		}
-		if line = clean(line, n); line != nil {
-			out = append(out, numbered{text: line, line: n})
+		c.lines = append(c.lines, numbered{text: bytes.Clone(text), line: n})
+		if len(c.lines) == chunkLines {
+			chunks = append(chunks, c)
+			jobs <- c
+			c = &chunk{}
 		}
 	}
-	return out
+	if len(c.lines) > 0 {
+		chunks = append(chunks, c)
+		jobs <- c
+	}
+	close(jobs)
+	wg.Wait()
+	if readErr != nil {
+		return nil, readErr
+	}
+	var out []T
+	for _, c := range chunks {
+		if c.err != nil {
+			return nil, c.err
+		}
+		out = append(out, c.out...)
+	}
+	return out, nil
 }
 
 // clean drops a leading byte-order mark from line 1 and the line end, and
@@ -88,38 +139,4 @@ func clean(line []byte, n int) []byte {
 		return nil
 	}
 	return line
-}
-
-// parseAll parses every line with parse on all cores and returns the values
-// in line order. On failure it returns the error of the earliest bad line,
-// so the message does not depend on scheduling.
-func parseAll[T any](lines []numbered, parse func(text []byte, line int) (T, error)) ([]T, error) {
-	out := make([]T, len(lines))
-	errs := make([]error, len(lines))
-	workers := runtime.GOMAXPROCS(0)
-	const chunk = 512
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for start := range next {
-				for i := start; i < min(start+chunk, len(lines)); i++ {
-					out[i], errs[i] = parse(lines[i].text, lines[i].line)
-				}
-			}
-		}()
-	}
-	for start := 0; start < len(lines); start += chunk {
-		next <- start
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
+	"strings"
 )
 
 // maxNumberLen bounds the literal of a latency, cost or threshold: longer
@@ -64,8 +65,18 @@ func (n Number) Float64() float64 {
 	return f
 }
 
-// Sign returns -1, 0 or +1.
-func (n Number) Sign() int { return n.Rat().Sign() }
+// Sign returns -1, 0 or +1, read off the literal.
+func (n Number) Sign() int {
+	lit := n.String()
+	mant, _, _ := strings.Cut(strings.ToLower(lit), "e")
+	if strings.Trim(mant, "-0.") == "" {
+		return 0
+	}
+	if lit[0] == '-' {
+		return -1
+	}
+	return 1
+}
 
 // Cmp compares two numbers exactly.
 func (n Number) Cmp(m Number) int {

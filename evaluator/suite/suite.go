@@ -4,7 +4,10 @@
 // from a data folder and checks them.
 package suite
 
-import "regexp"
+import (
+	"encoding/json"
+	"regexp"
+)
 
 // Severity ranks how much a failing case matters.
 type Severity string
@@ -92,11 +95,11 @@ func (e *Expected) Forbids(tool string) bool {
 
 // Case is one regression case of the suite.
 type Case struct {
-	ID       string         `json:"case_id"`
-	Title    string         `json:"title"`
-	Severity Severity       `json:"severity"`
-	Input    map[string]any `json:"input"` // free-form, numbers as json.Number
-	Expected Expected       `json:"expected"`
+	ID       string          `json:"case_id"`
+	Title    string          `json:"title"`
+	Severity Severity        `json:"severity"`
+	Input    json.RawMessage `json:"input"` // free-form, as written
+	Expected Expected        `json:"expected"`
 	// Line is the case's line in its file, for messages.
 	Line int `json:"-"`
 }

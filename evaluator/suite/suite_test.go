@@ -134,3 +134,12 @@ func FuzzParsePolicy(f *testing.F) {
 		}
 	})
 }
+
+func TestNumberSign(t *testing.T) {
+	tests := map[string]int{"0": 0, "-0": 0, "-0.000e5": 0, "0e-3": 0, "1": 1, "0.001": 1, "-1e-300": -1, "-0.5": -1, "2E+3": 1}
+	for lit, want := range tests {
+		if got := MustNumber(lit).Sign(); got != want || got != MustNumber(lit).Rat().Sign() {
+			t.Errorf("Sign(%s) = %d, want %d", lit, got, want)
+		}
+	}
+}
