@@ -1,7 +1,5 @@
 package site
 
-import "fmt"
-
 // RenderCases renders what can differ after the outputs of some cases of
 // one snapshot changed, the rest of the release staying as it was: the
 // snapshot's page and results JSON, the drilldowns in that snapshot and
@@ -13,13 +11,9 @@ import "fmt"
 // one-line edit of a large suite fast; it must render the same bytes as
 // RenderAll for every file it emits.
 func (r *Renderer) RenderCases(in *Input, label string, caseIDs []string, emit Emit) error {
-	v, err := newView(in)
+	v, s, err := newSnapshotView(in, label)
 	if err != nil {
 		return err
-	}
-	s, ok := v.snapshot(label)
-	if !ok {
-		return fmt.Errorf("site: no snapshot labelled %q", label)
 	}
 	listed := make(map[string]bool, len(caseIDs))
 	for _, id := range caseIDs {

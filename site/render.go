@@ -112,6 +112,19 @@ func newView(in *Input) (*view, error) {
 	return &view{in: in, info: info}, nil
 }
 
+// newSnapshotView is newView for rendering the snapshot labelled label.
+func newSnapshotView(in *Input, label string) (*view, *evaluator.Snapshot, error) {
+	v, err := newView(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, ok := v.snapshot(label)
+	if !ok {
+		return nil, nil, fmt.Errorf("site: no snapshot labelled %q", label)
+	}
+	return v, s, nil
+}
+
 func (v *view) snapshot(label string) (*evaluator.Snapshot, bool) {
 	for _, s := range v.in.Release.Snapshots {
 		if s.Label() == label {

@@ -84,13 +84,9 @@ func (r *Renderer) RenderAll(in *Input, emit Emit) error {
 // RenderSnapshot renders the files that belong to one snapshot only: its page,
 // its case drilldowns and its results JSON.
 func (r *Renderer) RenderSnapshot(in *Input, label string, emit Emit) error {
-	v, err := newView(in)
+	v, s, err := newSnapshotView(in, label)
 	if err != nil {
 		return err
-	}
-	s, ok := v.snapshot(label)
-	if !ok {
-		return fmt.Errorf("site: no snapshot labelled %q", label)
 	}
 	return r.run(r.snapshotJobs(v, s), emit, runOptions{})
 }
