@@ -12,13 +12,17 @@ import (
 
 // JSON encodes the results file: indented, keys in contract order, one
 // trailing newline. The same inputs always give the same bytes.
-func (s *Snapshot) JSON() []byte {
+func (s *Snapshot) JSON() []byte { return EncodeJSON(s.Result) }
+
+// EncodeJSON writes results (one Result or a slice of them) the way results
+// files are written: two-space indents, no HTML escaping, a final newline.
+func EncodeJSON[T Result | []Result](v T) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(s.Result); err != nil {
-		panic(err) // unreachable: Result holds only encodable values
+	if err := enc.Encode(v); err != nil {
+		panic(err) // unreachable: results hold only encodable values
 	}
 	return b.Bytes()
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -146,7 +144,7 @@ func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
 		for i, s := range rel.Snapshots {
 			results[i] = s.Result
 		}
-		stdout.Write(encodeJSON(results))
+		stdout.Write(evaluator.EncodeJSON(results))
 	case !ci.quiet:
 		fmt.Fprint(stdout, colourTable(rel, paletteFor(stdout)))
 		fmt.Fprintf(stdout, "\nwrote %s and %d results files in %s\n", filepath.Join(out, "RELEASE_REPORT.md"), len(rel.Snapshots), filepath.Join(out, "results"))
@@ -211,18 +209,6 @@ func appendFile(path string, data []byte) error {
 		return err
 	}
 	return f.Close()
-}
-
-// encodeJSON indents v like the results files do.
-func encodeJSON(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		panic(err) // unreachable: results hold only encodable values
-	}
-	return b.Bytes()
 }
 
 func evaluateOne(data, cases, outputs, label, output string, ci ciOutputs, stdout, stderr io.Writer) int {
