@@ -55,8 +55,17 @@ func jsonLines(path string, v any) []JSONLine {
 	return lines
 }
 
+// maxIndentDepth is how deep values are laid out one per line; anything
+// deeper is written compactly on its line. Without it a hostile value
+// nested thousands deep would make a page of hundreds of megabytes.
+const maxIndentDepth = 32
+
 func writeJSON(lines *[]JSONLine, depth int, key, path string, v any, comma string) {
 	indent := strings.Repeat("  ", depth)
+	if depth >= maxIndentDepth {
+		*lines = append(*lines, JSONLine{Text: indent + key + compactJSON(v) + comma, Path: path})
+		return
+	}
 	switch x := v.(type) {
 	case map[string]any:
 		if len(x) == 0 {
@@ -74,7 +83,7 @@ func writeJSON(lines *[]JSONLine, depth int, key, path string, v any, comma stri
 			if i == len(keys)-1 {
 				c = ""
 			}
-			writeJSON(lines, depth+1, quote(k)+": ", path+keySegment(k), x[k], c)
+			writeJSON(lines, depth+1, quote(k)+": ", path+judge.KeySegment(k), x[k], c)
 		}
 		*lines = append(*lines, JSONLine{Text: indent + "}" + comma})
 	case []any:
@@ -105,11 +114,19 @@ func scalarJSON(v any) string {
 	case nil:
 		return "null"
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
+	return compactJSON(v)
+}
+
+// compactJSON writes v on one line without HTML escapes; the page escapes
+// for HTML.
+func compactJSON(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // quote writes s as a JSON string without HTML escapes; the page
@@ -117,41 +134,10 @@ func scalarJSON(v any) string {
 func quote(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			var b bytes.Buffer
-			enc := json.NewEncoder(&b)
-			enc.SetEscapeHTML(false)
-			_ = enc.Encode(s)
-			return strings.TrimSuffix(b.String(), "\n")
+			return compactJSON(s)
 		}
 	}
 	return `"` + s + `"` // plain ASCII needs no escape
-}
-
-// plainKey and keySegment follow the path notation of
-// judge.CompareArguments; TestMismatchPathsAreShown and
-// FuzzMismatchPathsAreShown keep the two in step.
-func keySegment(k string) string {
-	if plainKey(k) {
-		return "." + k
-	}
-	q, _ := json.Marshal(k)
-	return "[" + string(q) + "]"
-}
-
-// plainKey reports whether k matches ^[A-Za-z_][A-Za-z0-9_]*$, the keys
-// the judge writes after a dot.
-func plainKey(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		letter := c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-		if !letter && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
 }
 
 // markMismatches marks the lines whose path holds a mismatch. On the
@@ -182,10 +168,36 @@ func markMismatches(lines []JSONLine, ms []judge.Mismatch, expectedSide bool) {
 }
 
 // prettyInput indents a case's raw input JSON, keeping its key order.
+// Input nested deeper than maxIndentDepth is shown as written.
 func prettyInput(raw json.RawMessage) string {
+	if nestingDepth(raw) > maxIndentDepth {
+		return string(raw)
+	}
 	var b bytes.Buffer
 	if err := json.Indent(&b, raw, "", "  "); err != nil {
 		return string(raw)
 	}
 	return b.String()
+}
+
+// nestingDepth is the deepest nesting of objects and arrays in a JSON text.
+func nestingDepth(raw []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range raw {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
 }

@@ -122,3 +122,24 @@ func markedAt(lines []JSONLine, path string) bool {
 	}
 	return false
 }
+
+// TestDeepValuesStaySmall keeps a hostile, deeply nested value from
+// blowing a page up: past maxIndentDepth it is written on one line.
+func TestDeepValuesStaySmall(t *testing.T) {
+	const depth = 5000
+	raw := strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth)
+	lines := jsonLines("arguments", decode(t, raw))
+	size := 0
+	for _, l := range lines {
+		size += len(l.Text) + len(l.Path)
+	}
+	if len(lines) > 2*maxIndentDepth+1 || size > 40*len(raw) {
+		t.Fatalf("%d lines, %d bytes for a %d-byte value", len(lines), size, len(raw))
+	}
+	if got := prettyInput([]byte(raw)); got != raw {
+		t.Fatalf("deep input was re-laid out (%d bytes)", len(got))
+	}
+	if got := prettyInput([]byte(`{"a":{"b":[1,"x]}"]}}`)); !strings.Contains(got, "\n    \"b\": [") {
+		t.Fatalf("shallow input not indented:\n%s", got)
+	}
+}

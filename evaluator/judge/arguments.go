@@ -49,7 +49,7 @@ func compareObject(path string, exp, act map[string]any, ms *[]Mismatch) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		p := path + keySegment(k)
+		p := path + KeySegment(k)
 		a, ok := act[k]
 		if !ok {
 			*ms = append(*ms, Mismatch{Path: p, Expected: exp[k], Missing: true})
@@ -87,9 +87,9 @@ func compare(path string, exp, act any, ms *[]Mismatch) {
 	*ms = append(*ms, Mismatch{Path: path, Expected: exp, Actual: act})
 }
 
-// keySegment extends a path with an object key: ".key" where the key reads
+// KeySegment extends a path with an object key: ".key" where the key reads
 // well after a dot, `["odd key"]` otherwise.
-func keySegment(k string) string {
+func KeySegment(k string) string {
 	plain := k != ""
 	for i, c := range k {
 		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
