@@ -24,7 +24,7 @@ func ParseNumber(lit string) (Number, error) {
 	if len(lit) > maxNumberLen {
 		return Number{}, fmt.Errorf("number has more than %d characters", maxNumberLen)
 	}
-	if !json.Valid([]byte(lit)) || (lit[0] != '-' && (lit[0] < '0' || lit[0] > '9')) {
+	if !validNumber(lit) {
 		return Number{}, fmt.Errorf("%q is not a JSON number", lit)
 	}
 	if _, err := strconv.ParseFloat(lit, 64); err != nil {
@@ -106,4 +106,46 @@ func (n *Number) UnmarshalJSON(b []byte) error {
 	}
 	*n = v
 	return nil
+}
+
+// validNumber checks the JSON number grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func validNumber(s string) bool {
+	digits := func(i int) int { // index after a run of digits at i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		i = digits(i)
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		if j := digits(i + 1); j > i+1 {
+			i = j
+		} else {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if j := digits(i); j > i {
+			i = j
+		} else {
+			return false
+		}
+	}
+	return i == len(s)
 }

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,7 +95,7 @@ func TestNumber(t *testing.T) {
 			t.Errorf("ParseNumber(%q): %v", lit, err)
 		}
 	}
-	bad := []string{"", "01", "+1", "1e999", "NaN", "0x10", " 1", "1.", strings.Repeat("1", 65)}
+	bad := []string{"", "01", "+1", "1e999", "NaN", "0x10", " 1", "1.", ".5", "-", "1e", "1e+", "1.e3", "--1", "1 ", "Infinity", strings.Repeat("1", 65)}
 	for _, lit := range bad {
 		if _, err := ParseNumber(lit); err == nil {
 			t.Errorf("ParseNumber(%q) accepted", lit)
@@ -142,4 +143,15 @@ func TestNumberSign(t *testing.T) {
 			t.Errorf("Sign(%s) = %d, want %d", lit, got, want)
 		}
 	}
+}
+
+func FuzzValidNumber(f *testing.F) {
+	for _, s := range []string{"0", "-1.5e+3", "01", "1.", "1e", ".5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := validNumber(s), json.Valid([]byte(s)) && s != "" && strings.TrimSpace(s) == s && (s[0] == '-' || s[0] >= '0' && s[0] <= '9'); got != want {
+			t.Fatalf("validNumber(%q) = %v, encoding/json says %v", s, got, want)
+		}
+	})
 }
