@@ -34,28 +34,38 @@ func newJSONDecoder() *jsonDecoder {
 // object with a top-level member named rawMember, that member's value is
 // also returned as written.
 func (d *jsonDecoder) decode(text []byte, rawMember string) (v any, raw []byte, err error) {
+	err = d.read(text, func() (err error) {
+		if rawMember != "" && d.dec.PeekKind() == '{' {
+			v, raw, err = d.readObject(text, rawMember)
+		} else {
+			v, err = readValue(d.dec)
+		}
+		return err
+	})
+	return v, raw, err
+}
+
+// read runs value over text, which must hold exactly one JSON value, and
+// words any syntax error with its column.
+func (d *jsonDecoder) read(text []byte, value func() error) error {
 	d.r.Reset(text)
 	d.dec.Reset(&d.r)
-	if rawMember != "" && d.dec.PeekKind() == '{' {
-		v, raw, err = d.readObject(text, rawMember)
-	} else {
-		v, err = readValue(d.dec)
-	}
+	err := value()
 	if err == nil {
 		if _, err = d.dec.ReadToken(); err == io.EOF {
-			return v, raw, nil
+			return nil
 		} else if err == nil {
 			err = fmt.Errorf("unexpected data after the value")
 		}
 	}
 	var syn *jsontext.SyntacticError
 	if errors.As(err, &syn) {
-		return nil, nil, fmt.Errorf("invalid JSON at column %d: %v", syn.ByteOffset+1, syn.Err)
+		return fmt.Errorf("invalid JSON at column %d: %v", syn.ByteOffset+1, syn.Err)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return nil, nil, fmt.Errorf("invalid JSON: the value ends early (at column %d)", len(text)+1)
+		return fmt.Errorf("invalid JSON: the value ends early (at column %d)", len(text)+1)
 	}
-	return nil, nil, fmt.Errorf("invalid JSON at column %d: %v", d.dec.InputOffset()+1, err)
+	return fmt.Errorf("invalid JSON at column %d: %v", d.dec.InputOffset()+1, err)
 }
 
 // readObject is readValue for a top-level object, keeping the text of
@@ -238,27 +248,6 @@ func (r *fieldReader) strs(v any, path string) []string {
 		out = append(out, r.str(e, index(path, i)))
 	}
 	return out
-}
-
-// nonNegative reads a JSON number that must be zero or more.
-func (r *fieldReader) nonNegative(v any, path string) suite.Number {
-	if r.err != nil {
-		return suite.Number{}
-	}
-	lit, ok := v.(json.Number)
-	if !ok {
-		r.fail(path, "expected a number, got %s", typeName(v))
-		return suite.Number{}
-	}
-	n, err := suite.ParseNumber(string(lit))
-	if err != nil {
-		r.fail(path, "%v", err)
-		return suite.Number{}
-	}
-	if n.Sign() < 0 {
-		r.fail(path, "must not be negative, got %s", lit)
-	}
-	return n
 }
 
 // toolCalls reads an array of {"name": string, "arguments": object}.

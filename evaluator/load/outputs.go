@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
@@ -46,28 +47,55 @@ func Outputs(file string, r io.Reader, s *suite.Suite, yield func(*suite.Output)
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// parseOutput reads one output line and names its first problem. Fields the
-// contract does not name are ignored, so snapshots may carry their own
-// metadata.
+// parseOutput reads one output line in a single pass over its tokens and
+// names its first problem. Fields the contract does not name are skipped,
+// so snapshots may carry their own metadata.
 func parseOutput(d *jsonDecoder, file string, line int, text []byte) (*suite.Output, error) {
-	v, _, err := d.decode(text, "")
+	r := &fieldReader{file: file, line: line}
+	o := &suite.Output{Line: line}
+	seen := make([]bool, len(outputFields))
+	err := d.read(text, func() error {
+		return d.members(r, "", func(name string) error {
+			i := slices.Index(outputFields, name)
+			if i < 0 {
+				return d.dec.SkipValue()
+			}
+			seen[i] = true
+			var err error
+			switch name {
+			case "case_id":
+				o.CaseID, err = d.str(r, name)
+			case "decision":
+				var s string
+				s, err = d.str(r, name)
+				if o.Decision = suite.Decision(s); err == nil && r.err == nil && !o.Decision.Valid() {
+					r.fail(name, "unknown decision %q: use approve, request_receipt, escalate_finance, reject or no_op", s)
+				}
+			case "tool_calls":
+				o.ToolCalls, err = d.toolCalls(r, name)
+			case "citations":
+				o.Citations, err = d.strs(r, name)
+			case "latency_ms":
+				o.LatencyMS, err = d.nonNegative(r, name)
+			case "cost_usd":
+				o.CostUSD, err = d.nonNegative(r, name)
+			}
+			return err
+		})
+	})
 	if err != nil {
 		return nil, &suite.InputError{File: file, Line: line, Msg: err.Error()}
 	}
-	r := &fieldReader{file: file, line: line}
-	obj := r.object(v, "")
-	o := &suite.Output{Line: line}
-	o.CaseID = r.str(r.field(obj, "", "case_id"), "case_id")
-	o.Decision = suite.Decision(r.str(r.field(obj, "", "decision"), "decision"))
-	if r.err == nil && !o.Decision.Valid() {
-		r.fail("decision", "unknown decision %q: use approve, request_receipt, escalate_finance, reject or no_op", o.Decision)
+	for i, name := range outputFields {
+		if !seen[i] {
+			r.fail(name, "missing required field")
+		}
 	}
-	o.ToolCalls = r.toolCalls(r.field(obj, "", "tool_calls"), "tool_calls")
-	o.Citations = r.strs(r.field(obj, "", "citations"), "citations")
-	o.LatencyMS = r.nonNegative(r.field(obj, "", "latency_ms"), "latency_ms")
-	o.CostUSD = r.nonNegative(r.field(obj, "", "cost_usd"), "cost_usd")
 	if r.err != nil {
 		return nil, r.err
 	}
 	return o, nil
 }
+
+// outputFields are the members every output line must have.
+var outputFields = []string{"case_id", "decision", "tool_calls", "citations", "latency_ms", "cost_usd"}
