@@ -49,13 +49,16 @@ func compareObject(path string, exp, act map[string]any, ms *[]Mismatch) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		p := path + KeySegment(k)
+		e := exp[k]
 		a, ok := act[k]
-		if !ok {
-			*ms = append(*ms, Mismatch{Path: p, Expected: exp[k], Missing: true})
-			continue
+		switch {
+		case !ok:
+			*ms = append(*ms, Mismatch{Path: path + KeySegment(k), Expected: e, Missing: true})
+		case !isContainer(e) && EqualScalars(e, a):
+			// Equal scalars, the common case, need no path.
+		default:
+			compare(path+KeySegment(k), e, a, ms)
 		}
-		compare(p, exp[k], a, ms)
 	}
 }
 
@@ -104,6 +107,14 @@ func KeySegment(k string) string {
 	return "[" + string(q) + "]"
 }
 
+func isContainer(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
+}
+
 // EqualScalars compares two decoded JSON scalars: strings exactly, numbers
 // by value (1250 equals 1250.0 and 1.25e3), booleans and null by identity.
 func EqualScalars(a, b any) bool {
@@ -142,27 +153,29 @@ func canonical(lit string) (string, bool) {
 	lit = strings.TrimPrefix(lit, "-")
 	mant, expPart, hasExp := strings.Cut(strings.ToLower(lit), "e")
 	intPart, frac, _ := strings.Cut(mant, ".")
-	exp := new(big.Int)
-	if hasExp {
-		if _, ok := exp.SetString(strings.TrimPrefix(expPart, "+"), 10); !ok {
-			return "", false
-		}
-	}
 	digits := strings.TrimLeft(intPart+frac, "0")
-	exp.Sub(exp, big.NewInt(int64(len(frac))))
 	trimmed := strings.TrimRight(digits, "0")
-	exp.Add(exp, big.NewInt(int64(len(digits)-len(trimmed))))
 	if trimmed == "" {
 		return "0", true
 	}
-	var b bytes.Buffer
-	if neg {
-		b.WriteByte('-')
+	// The power of ten of the last significant digit; exponents of any
+	// length are exact, short ones avoid big arithmetic.
+	shift := int64(len(digits)-len(trimmed)) - int64(len(frac))
+	var power string
+	if e, err := strconv.ParseInt(expPart, 10, 32); err == nil || !hasExp {
+		power = strconv.FormatInt(e+shift, 10)
+	} else {
+		exp, ok := new(big.Int).SetString(strings.TrimPrefix(expPart, "+"), 10)
+		if !ok {
+			return "", false
+		}
+		power = exp.Add(exp, big.NewInt(shift)).String()
 	}
-	b.WriteString(trimmed)
-	b.WriteByte('e')
-	b.WriteString(exp.String())
-	return b.String(), true
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	return sign + trimmed + "e" + power, true
 }
 
 // maxShown bounds a value quoted in a failure detail.

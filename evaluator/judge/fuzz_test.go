@@ -1,10 +1,12 @@
 package judge
 
 import (
+	"math/big"
 	"slices"
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator/internal/jsontest"
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 func decodeObject(s string) (map[string]any, bool) {
@@ -44,6 +46,28 @@ func FuzzCompareArguments(f *testing.F) {
 		}
 		if got := paths(CompareArguments(exp2, act2)); !slices.Equal(got, want) {
 			t.Fatalf("verdict changed after re-serialising:\n got %v\nwant %v", got, want)
+		}
+	})
+}
+
+// FuzzEqualNumbers checks the literal comparison against exact rational
+// arithmetic, for numbers small enough to evaluate.
+func FuzzEqualNumbers(f *testing.F) {
+	f.Add("1250", "1250.0")
+	f.Add("-0", "0e5")
+	f.Add("1.5e+2", "150")
+	f.Add("12e-1", "1.2")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if !suite.ValidNumber(a) || !suite.ValidNumber(b) || len(a) > 40 || len(b) > 40 {
+			return
+		}
+		ra, oka := new(big.Rat).SetString(a)
+		rb, okb := new(big.Rat).SetString(b)
+		if !oka || !okb {
+			return // exponents too large for big.Rat; TestEqualNumbers covers those
+		}
+		if got, want := EqualNumbers(a, b), ra.Cmp(rb) == 0; got != want {
+			t.Fatalf("EqualNumbers(%s, %s) = %v, want %v", a, b, got, want)
 		}
 	})
 }

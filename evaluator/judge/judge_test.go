@@ -167,3 +167,15 @@ func TestMismatchPathsQuoteOddKeys(t *testing.T) {
 		t.Fatalf("mismatches = %+v", ms)
 	}
 }
+
+func BenchmarkCase(b *testing.B) {
+	p := testPolicy(b)
+	c := rejectCase(b)
+	pass := &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(b, "reject_expense", `{"claim_id":"C-1","amount":1250.0,"approver":{"id":"M-1"},"lines":[1,2],"note":"x"}`)}, Citations: []string{"ER-2026.10 §5.1"}}
+	fail := &suite.Output{Decision: suite.Approve, ToolCalls: []suite.ToolCall{call(b, "approve_expense", `{}`)}, Citations: []string{"ER-2026.08 §6.1"}}
+	for b.Loop() {
+		if Case(c, pass, p) != nil || Case(c, fail, p) == nil {
+			b.Fatal("wrong verdict")
+		}
+	}
+}

@@ -24,7 +24,7 @@ func ParseNumber(lit string) (Number, error) {
 	if len(lit) > maxNumberLen {
 		return Number{}, fmt.Errorf("number has more than %d characters", maxNumberLen)
 	}
-	if !validNumber(lit) {
+	if !ValidNumber(lit) {
 		return Number{}, fmt.Errorf("%q is not a JSON number", lit)
 	}
 	if _, err := strconv.ParseFloat(lit, 64); err != nil {
@@ -108,9 +108,9 @@ func (n *Number) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// validNumber checks the JSON number grammar:
+// ValidNumber checks the JSON number grammar:
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func validNumber(s string) bool {
+func ValidNumber(s string) bool {
 	digits := func(i int) int { // index after a run of digits at i
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 			i++

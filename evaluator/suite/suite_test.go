@@ -150,8 +150,8 @@ func FuzzValidNumber(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := validNumber(s), json.Valid([]byte(s)) && s != "" && strings.TrimSpace(s) == s && (s[0] == '-' || s[0] >= '0' && s[0] <= '9'); got != want {
-			t.Fatalf("validNumber(%q) = %v, encoding/json says %v", s, got, want)
+		if got, want := ValidNumber(s), json.Valid([]byte(s)) && s != "" && strings.TrimSpace(s) == s && (s[0] == '-' || s[0] >= '0' && s[0] <= '9'); got != want {
+			t.Fatalf("ValidNumber(%q) = %v, encoding/json says %v", s, got, want)
 		}
 	})
 }
