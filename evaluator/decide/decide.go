@@ -33,7 +33,7 @@ const (
 type Tally struct {
 	Total, Passed, CriticalFailures int
 	latencies                       []suite.Number
-	costSum                         big.Rat
+	costSum                         suite.DecimalSum
 }
 
 // AddCase counts one judged case.
@@ -50,7 +50,7 @@ func (t *Tally) AddCase(sev suite.Severity, passed bool) {
 // snapshot.
 func (t *Tally) AddOutput(latency, cost suite.Number) {
 	t.latencies = append(t.latencies, latency)
-	t.costSum.Add(&t.costSum, cost.Rat())
+	t.costSum.Add(cost)
 }
 
 // Metrics are a snapshot's observed values.
@@ -71,7 +71,7 @@ func (t *Tally) Metrics() Metrics {
 	}
 	if p95, ok := P95(t.latencies); ok {
 		m.P95LatencyMS = &p95
-		m.AvgCostUSD = new(big.Rat).Quo(&t.costSum, new(big.Rat).SetInt64(int64(len(t.latencies))))
+		m.AvgCostUSD = new(big.Rat).Quo(t.costSum.Rat(), new(big.Rat).SetInt64(int64(len(t.latencies))))
 	}
 	return m
 }

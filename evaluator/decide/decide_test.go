@@ -142,3 +142,15 @@ func BenchmarkP95(b *testing.B) {
 		P95(vs)
 	}
 }
+
+func BenchmarkTally(b *testing.B) {
+	costs := []suite.Number{suite.MustNumber("0.011"), suite.MustNumber("0.0125"), suite.MustNumber("0.009"), suite.MustNumber("1e-3")}
+	lat := suite.MustNumber("840")
+	for b.Loop() {
+		var t Tally
+		for i := range 1000 {
+			t.AddOutput(lat, costs[i%len(costs)])
+		}
+		t.Metrics()
+	}
+}

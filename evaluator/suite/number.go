@@ -149,3 +149,53 @@ func ValidNumber(s string) bool {
 	}
 	return i == len(s)
 }
+
+// DecimalSum adds numbers exactly, as a whole number of units of the
+// smallest decimal place seen so far; unlike big.Rat it never reduces a
+// fraction, which keeps summing many prices cheap. The zero value is 0.
+type DecimalSum struct {
+	units big.Int // the sum in units of 10^exp
+	exp   int
+	part  big.Int // scratch for the next addend
+}
+
+// Add adds n to the sum.
+func (s *DecimalSum) Add(n Number) {
+	mant, exp := n.decimal(&s.part)
+	if s.units.Sign() == 0 || exp < s.exp {
+		if s.units.Sign() != 0 {
+			s.units.Mul(&s.units, pow10(s.exp-exp))
+		}
+		s.exp = exp
+	}
+	if exp > s.exp {
+		mant.Mul(mant, pow10(exp-s.exp))
+	}
+	s.units.Add(&s.units, mant)
+}
+
+// Rat returns the sum.
+func (s *DecimalSum) Rat() *big.Rat {
+	r := new(big.Rat).SetInt(&s.units)
+	if s.exp < 0 {
+		return r.Quo(r, new(big.Rat).SetInt(pow10(-s.exp)))
+	}
+	return r.Mul(r, new(big.Rat).SetInt(pow10(s.exp)))
+}
+
+// decimal splits the literal into mant × 10^exp, mant written into z.
+// ParseNumber bounded the literal, so exp stays within a few hundred.
+func (n Number) decimal(z *big.Int) (*big.Int, int) {
+	lit := strings.ToLower(n.String())
+	mantissa, expPart, _ := strings.Cut(lit, "e")
+	whole, frac, _ := strings.Cut(mantissa, ".")
+	exp, _ := strconv.Atoi(expPart)
+	if _, ok := z.SetString(whole+frac, 10); !ok {
+		panic("suite: bad number literal " + lit) // unreachable after ParseNumber
+	}
+	return z, exp - len(frac)
+}
+
+func pow10(n int) *big.Int {
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+}

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"encoding/json"
+	"math/big"
 	"strconv"
 	"strings"
 	"testing"
@@ -154,4 +155,29 @@ func FuzzValidNumber(f *testing.F) {
 			t.Fatalf("ValidNumber(%q) = %v, encoding/json says %v", s, got, want)
 		}
 	})
+}
+
+func TestDecimalSum(t *testing.T) {
+	tests := []struct {
+		add  []string
+		want string
+	}{
+		{nil, "0"},
+		{[]string{"0.1", "0.2"}, "3/10"},
+		{[]string{"0.025", "0.025", "0.025"}, "3/40"},
+		{[]string{"1e3", "0.001", "-1"}, "999001/1000"},
+		{[]string{"12.50", "1E-2", "0"}, "1251/100"},
+		{[]string{"0", "0.0", "-0"}, "0"},
+	}
+	for _, tt := range tests {
+		var s DecimalSum
+		want := new(big.Rat)
+		for _, lit := range tt.add {
+			s.Add(MustNumber(lit))
+			want.Add(want, MustNumber(lit).Rat())
+		}
+		if got := s.Rat(); got.RatString() != tt.want || got.Cmp(want) != 0 {
+			t.Errorf("sum of %v = %s, want %s", tt.add, got.RatString(), tt.want)
+		}
+	}
 }
