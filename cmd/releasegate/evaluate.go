@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/ciout"
@@ -171,11 +173,16 @@ func writeResults(out string, rel *evaluator.Release) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range rel.Snapshots {
-		if err := tree.Write(s.Label()+".json", s.JSON()); err != nil {
-			tree.Abort()
-			return err
-		}
+	// Large results files take a while to encode; do them side by side.
+	errs := make([]error, len(rel.Snapshots))
+	var wg sync.WaitGroup
+	for i, s := range rel.Snapshots {
+		wg.Go(func() { errs[i] = tree.Write(s.Label()+".json", s.JSON()) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		tree.Abort()
+		return err
 	}
 	if err := tree.Commit(); err != nil {
 		return err
