@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
-	"github.com/releasegate/releasegate/evaluator/internal/gensuite"
+	"github.com/releasegate/releasegate/evaluator/gensuite"
 	"github.com/releasegate/releasegate/evaluator/judge"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"

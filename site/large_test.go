@@ -1,11 +1,8 @@
 package site
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +12,7 @@ import (
 	"time"
 
 	"github.com/releasegate/releasegate"
+	"github.com/releasegate/releasegate/evaluator/gensuite"
 )
 
 var largeSuite = flag.String("large-suite", "", "write the generated 10,000-case suite to this folder (TestWriteLargeSuite) for measuring the command")
@@ -23,78 +21,12 @@ var largeSuite = flag.String("large-suite", "", "write the generated 10,000-case
 const largeCases = 10000
 
 // writeLargeSuite writes a data folder of n cases and the sample's three
-// snapshots: the sample's twelve cases and outputs repeated with new ids
-// and varied latencies, so the mix of passes and failures stays realistic.
+// snapshots.
 func writeLargeSuite(t testing.TB, dir string, n int) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Join(dir, "outputs"), 0o755); err != nil {
+	if err := gensuite.Write(sampleData, dir, n); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"POLICY.md", "case.schema.json", "gate.json", "HANDOFF.md"} {
-		b, err := os.ReadFile(filepath.Join(sampleData, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	id := func(i int) string { return fmt.Sprintf("GEN-%05d", i+1) }
-	repeat := func(src, dst string, edit func(i int, v map[string]any)) {
-		lines := readObjects(t, src)
-		var b bytes.Buffer
-		w := bufio.NewWriter(&b)
-		for i := range n {
-			v := cloneObject(t, lines[i%len(lines)])
-			edit(i, v)
-			enc, err := json.Marshal(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w.Write(enc)
-			w.WriteByte('\n')
-		}
-		w.Flush()
-		if err := os.WriteFile(dst, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	repeat(filepath.Join(sampleData, "cases.jsonl"), filepath.Join(dir, "cases.jsonl"), func(i int, c map[string]any) {
-		c["case_id"] = id(i)
-		c["title"] = fmt.Sprintf("%s (copy %d)", c["title"], i/12+1)
-	})
-	for _, label := range []string{"baseline-v1", "candidate-v2", "candidate-v3"} {
-		repeat(filepath.Join(sampleData, "outputs", label+".jsonl"), filepath.Join(dir, "outputs", label+".jsonl"), func(i int, o map[string]any) {
-			o["case_id"] = id(i)
-			latency, _ := strconv.ParseFloat(string(o["latency_ms"].(json.Number)), 64)
-			o["latency_ms"] = json.Number(strconv.Itoa(int(latency) + (i*37)%400))
-		})
-	}
-}
-
-func readObjects(t testing.TB, path string) []string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(line) != "" {
-			out = append(out, line)
-		}
-	}
-	return out
-}
-
-func cloneObject(t testing.TB, line string) map[string]any {
-	dec := json.NewDecoder(strings.NewReader(line))
-	dec.UseNumber()
-	var v map[string]any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // TestWriteLargeSuite writes the benchmark's suite where -large-suite

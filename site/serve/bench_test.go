@@ -1,12 +1,8 @@
 package serve
 
 import (
-	"bufio"
 	"bytes"
-	"fmt"
 	"os"
-	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"syscall"
@@ -14,58 +10,17 @@ import (
 	"time"
 
 	"github.com/releasegate/releasegate"
+	"github.com/releasegate/releasegate/evaluator/gensuite"
 )
-
-// caseID matches the id at the start of a sample case or output line.
-var caseID = regexp.MustCompile(`^\{"case_id": "[^"]+"`)
 
 // generateSuite writes a data folder of n cases, the sample's twelve
 // repeated under fresh ids, with every sample snapshot answering all of
-// them, so each snapshot keeps the sample's mix of passes and failures.
+// them.
 func generateSuite(tb testing.TB, n int) string {
 	tb.Helper()
 	dir := tb.TempDir()
-	for _, name := range []string{"POLICY.md", "case.schema.json", "gate.json", "HANDOFF.md"} {
-		b, err := os.ReadFile(filepath.Join(sampleData, name))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		writeFile(tb, filepath.Join(dir, name), b)
-	}
-	repeat := func(src, dst string) {
-		data, err := os.ReadFile(src)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		var lines [][]byte
-		for l := range bytes.SplitSeq(data, []byte("\n")) {
-			if len(bytes.TrimSpace(l)) > 0 {
-				lines = append(lines, l)
-			}
-		}
-		// The sample lists cases and outputs in the same id order.
-		slices.SortStableFunc(lines, func(a, b []byte) int { return bytes.Compare(caseID.Find(a), caseID.Find(b)) })
-		f, err := os.Create(dst)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		w := bufio.NewWriter(f)
-		for i := range n {
-			id := fmt.Sprintf(`{"case_id": "G%05d"`, i+1)
-			w.Write(caseID.ReplaceAll(lines[i%len(lines)], []byte(id)))
-			w.WriteByte('\n')
-		}
-		if err := w.Flush(); err != nil {
-			tb.Fatal(err)
-		}
-		f.Close()
-	}
-	repeat(filepath.Join(sampleData, "cases.jsonl"), filepath.Join(dir, "cases.jsonl"))
-	if err := os.Mkdir(filepath.Join(dir, "outputs"), 0o755); err != nil {
+	if err := gensuite.Write(sampleData, dir, n); err != nil {
 		tb.Fatal(err)
-	}
-	for _, label := range []string{"baseline-v1", "candidate-v2", "candidate-v3"} {
-		repeat(outputsPath(sampleData, label), outputsPath(dir, label))
 	}
 	return dir
 }

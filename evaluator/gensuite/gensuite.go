@@ -1,0 +1,115 @@
+// Package gensuite writes large synthetic data folders for benchmarks and
+// load tests: the policy, schema, thresholds and handoff of a sample
+// folder, and its cases and outputs repeated under fresh ids, so every
+// snapshot keeps the sample's mix of passing and failing cases at any
+// size. Latencies vary from copy to copy so that percentiles and charts
+// have something to show.
+package gensuite
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+)
+
+// Write fills dir with a suite of n cases generated from the sample data
+// folder src and, for each snapshot of src, an outputs file answering
+// every case.
+func Write(src, dir string, n int) error {
+	if err := os.MkdirAll(filepath.Join(dir, "outputs"), 0o755); err != nil {
+		return err
+	}
+	for _, name := range []string{"POLICY.md", "case.schema.json", "gate.json", "HANDOFF.md"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	err := repeat(filepath.Join(src, "cases.jsonl"), filepath.Join(dir, "cases.jsonl"), n, func(i int, c map[string]any) {
+		c["title"] = fmt.Sprintf("%v (copy %d)", c["title"], i/12+1)
+	})
+	if err != nil {
+		return err
+	}
+	snaps, err := filepath.Glob(filepath.Join(src, "outputs", "*.jsonl"))
+	if err != nil {
+		return err
+	}
+	for _, s := range snaps {
+		err := repeat(s, filepath.Join(dir, "outputs", filepath.Base(s)), n, func(i int, o map[string]any) {
+			if lat, err := strconv.ParseFloat(fmt.Sprint(o["latency_ms"]), 64); err == nil {
+				o["latency_ms"] = int(lat) + (i*37)%400
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ID is the case id of generated case i (from 0).
+func ID(i int) string { return fmt.Sprintf("GEN-%06d", i+1) }
+
+// repeat writes n lines cycling through the objects of src in case id
+// order, giving line i the id ID(i) and letting edit change it. Cases and
+// outputs pair up because both are cycled in the same id order.
+func repeat(src, dst string, n int, edit func(i int, v map[string]any)) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	var objects []map[string]any
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.UseNumber()
+		var v map[string]any
+		if err := dec.Decode(&v); err != nil {
+			return fmt.Errorf("%s: %v", src, err)
+		}
+		objects = append(objects, v)
+	}
+	if len(objects) == 0 {
+		return fmt.Errorf("%s: no lines to repeat", src)
+	}
+	slices.SortFunc(objects, func(a, b map[string]any) int {
+		return cmp.Compare(fmt.Sprint(a["case_id"]), fmt.Sprint(b["case_id"]))
+	})
+	f, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	for i := range n {
+		v := make(map[string]any, len(objects[i%len(objects)]))
+		for k, x := range objects[i%len(objects)] {
+			v[k] = x
+		}
+		v["case_id"] = ID(i)
+		edit(i, v)
+		line, err := json.Marshal(v)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		w.Write(line)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
