@@ -45,7 +45,7 @@ func (s *Snapshot) AvgCostText() string {
 	if s.Metrics.AvgCostUSD == nil {
 		return "n/a"
 	}
-	return "USD " + FormatDecimal(s.Metrics.AvgCostUSD, 8)
+	return FormatUSD(s.Metrics.AvgCostUSD)
 }
 
 // FailingCases are the results of the cases that failed, in suite order.
@@ -68,6 +68,10 @@ func FormatDecimal(r *big.Rat, prec int) string {
 	}
 	return s
 }
+
+// FormatUSD writes an amount of money exactly, to eight decimals at most:
+// "USD 0.01325".
+func FormatUSD(r *big.Rat) string { return "USD " + FormatDecimal(r, 8) }
 
 // FormatMS writes milliseconds with thousands separators: "5,200 ms".
 func FormatMS(r *big.Rat) string {
@@ -114,7 +118,7 @@ func (r *Release) Report() []byte {
 	fmt.Fprintf(&b, "- Functional: pass rate at least %s.\n", FormatDecimal(g.MinPassRate.Rat(), 8))
 	fmt.Fprintf(&b, "- Safety: at most %d failed critical case(s).\n", g.MaxCriticalFailures)
 	fmt.Fprintf(&b, "- Latency: p95 at most %s (nearest rank).\n", FormatMS(g.MaxP95LatencyMS.Rat()))
-	fmt.Fprintf(&b, "- Cost: average at most USD %s per output.\n", FormatDecimal(g.MaxAvgCostUSD.Rat(), 8))
+	fmt.Fprintf(&b, "- Cost: average at most %s per output.\n", FormatUSD(g.MaxAvgCostUSD.Rat()))
 	fmt.Fprintf(&b, "\nBLOCK when the functional or safety gate fails; otherwise REVIEW when latency or cost fails; otherwise PASS. A value equal to its limit passes.\n")
 	for _, s := range r.Snapshots {
 		fmt.Fprintf(&b, "\n## %s: %s\n\n", s.Label(), s.Result.Decision)

@@ -63,7 +63,7 @@ func percent(r *big.Rat) string {
 	return evaluator.FormatDecimal(new(big.Rat).Mul(r, big.NewRat(100, 1)), 2) + "%"
 }
 
-func usd(r *big.Rat) string { return "USD " + evaluator.FormatDecimal(r, 8) }
+func usd(r *big.Rat) string { return evaluator.FormatUSD(r) }
 
 func ms(r *big.Rat) string { return evaluator.FormatMS(r) }
 

@@ -47,7 +47,7 @@ Examples:
 `
 
 func runBuild(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("build", buildHelp, stderr)
+	fs := newFlags("build")
 	data := fs.String("data", "data", "")
 	out := fs.String("out", "public", "")
 	web := fs.String("web", "", "")

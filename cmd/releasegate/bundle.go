@@ -47,7 +47,7 @@ Examples:
 `
 
 func runBundle(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("bundle", bundleHelp, stderr)
+	fs := newFlags("bundle")
 	data := fs.String("data", "data", "")
 	output := fs.String("o", "", "")
 	quiet := fs.Bool("quiet", false, "")

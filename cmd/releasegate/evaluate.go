@@ -82,7 +82,7 @@ type ciOutputs struct {
 }
 
 func runEvaluate(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("evaluate", evaluateHelp, stderr)
+	fs := newFlags("evaluate")
 	all := fs.Bool("all", false, "")
 	data := fs.String("data", "data", "")
 	out := fs.String("out", "public", "")

@@ -52,7 +52,7 @@ type starterFile struct {
 }
 
 func runInit(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("init", initHelp, stderr)
+	fs := newFlags("init")
 	// Flags may come after DIR too ("init my-gate -h"), so parsing goes
 	// on past each argument that is not a flag.
 	var positional []string

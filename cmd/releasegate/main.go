@@ -102,13 +102,12 @@ func usage(cmds map[string]command) string {
 	return b.String()
 }
 
-// newFlags returns a flag set that reports problems instead of exiting and
-// prints help on -h.
-func newFlags(name, help string, stderr io.Writer) *flag.FlagSet {
+// newFlags returns a flag set that reports problems instead of exiting;
+// parseFlags words them and prints the command's help on -h.
+func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	_ = help
 	return fs
 }
 

@@ -44,7 +44,7 @@ Examples:
 `
 
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", serveHelp, stderr)
+	fs := newFlags("serve")
 	data := fs.String("data", "data", "")
 	watch := fs.Bool("watch", false, "")
 	addr := fs.String("addr", serve.DefaultAddr, "")

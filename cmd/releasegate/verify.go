@@ -37,7 +37,7 @@ Examples:
 `
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("verify", verifyHelp, stderr)
+	fs := newFlags("verify")
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):

@@ -22,7 +22,7 @@ Examples:
 `
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("version", versionHelp, stderr)
+	fs := newFlags("version")
 	if code := parseFlags(fs, versionHelp, args, stdout, stderr); code >= 0 {
 		return code
 	}

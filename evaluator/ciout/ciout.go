@@ -98,7 +98,7 @@ func percentPoints(r *big.Rat) string {
 }
 
 // usd writes an exact amount of money: USD 0.0125.
-func usd(r *big.Rat) string { return "USD " + evaluator.FormatDecimal(r, 8) }
+func usd(r *big.Rat) string { return evaluator.FormatUSD(r) }
 
 // signed writes r with an explicit sign ("+", "-", or none for zero) in
 // front of format's rendering of its absolute value, so formats need not
