@@ -71,13 +71,15 @@ type Options struct {
 	// KeepOutputs keeps every output for pages that show them; without it
 	// memory stays proportional to the suite, not to the snapshots.
 	KeepOutputs bool
+	// KeepInputs keeps each case's input for pages that show it.
+	KeepInputs bool
 }
 
 // EvaluateDir evaluates every snapshot of the data folder dir,
 // concurrently. On any bad input it returns the error of the first
 // snapshot in label order, so messages are stable.
 func EvaluateDir(dir string, opts Options) (*Release, error) {
-	s, err := load.Suite(dir, "")
+	s, err := load.Suite(dir, load.Options{KeepInputs: opts.KeepInputs})
 	if err != nil {
 		return nil, err
 	}

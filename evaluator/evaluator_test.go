@@ -99,7 +99,7 @@ func TestResultsGolden(t *testing.T) {
 }
 
 func TestMissingOutputBlocksCriticalCase(t *testing.T) {
-	s, err := load.Suite(sampleDir, "")
+	s, err := load.Suite(sampleDir, load.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,7 +156,7 @@ const fileWriters = 4
 // loadInput evaluates the data folder with every output kept and reads
 // its HANDOFF.md, which may be missing.
 func loadInput(data string) (*Input, error) {
-	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: true})
+	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: true, KeepInputs: true})
 	if err != nil {
 		return nil, err
 	}

@@ -228,7 +228,7 @@ func evaluateOne(data, cases, outputs, label, output string, ci ciOutputs, stdou
 	} else if !suite.SafeID(label) {
 		return usageError(stderr, "evaluate", "label %q is not a safe name: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", label)
 	}
-	s, err := load.Suite(data, cases)
+	s, err := load.Suite(data, load.Options{CasesPath: cases})
 	if err != nil {
 		return failure(stderr, err)
 	}

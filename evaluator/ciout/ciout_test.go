@@ -36,7 +36,7 @@ func sampleRelease(t testing.TB) *evaluator.Release {
 // evaluate does: without keeping its outputs.
 func singleRelease(t testing.TB, label string) *evaluator.Release {
 	t.Helper()
-	s, err := load.Suite(sampleDir, "")
+	s, err := load.Suite(sampleDir, load.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,10 +46,11 @@ func BenchmarkParseCase(b *testing.B) {
 	s := sampleSuite(b)
 	schema := sampleSchema(b)
 	lines := sampleLines(b, CasesFile)
+	p := &caseParser{file: "cases.jsonl", schema: schema, policy: s.Policy}
 	d := newJSONDecoder()
 	for b.Loop() {
 		for _, l := range lines {
-			if _, err := parseCase(d, "cases.jsonl", l.line, l.text, schema, s.Policy); err != nil {
+			if _, err := p.parse(d, l.text, l.line); err != nil {
 				b.Fatal(err)
 			}
 		}

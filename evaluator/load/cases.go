@@ -13,10 +13,19 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
+// CaseSchema is a compiled case.schema.json.
+type CaseSchema struct {
+	schema *jsonschema.Schema
+	// opaqueInput is set when the schema asks nothing of a case's input
+	// but to be an object. Its members then need not be decoded to
+	// validate a case, which on a large suite is most of the work.
+	opaqueInput bool
+}
+
 // CompileSchema compiles a case schema (JSON Schema, draft 2020-12 unless
 // the document says otherwise). References to other documents are refused:
 // a gate must not depend on the network or on files outside its data.
-func CompileSchema(file string, src []byte) (*jsonschema.Schema, error) {
+func CompileSchema(file string, src []byte) (*CaseSchema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
 	if err != nil {
 		return nil, &suite.InputError{File: file, Line: 1, Msg: fmt.Sprintf("invalid JSON: %v", err)}
@@ -32,7 +41,69 @@ func CompileSchema(file string, src []byte) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, &suite.InputError{File: file, Msg: fmt.Sprintf("not a usable JSON Schema: %v", err)}
 	}
-	return s, nil
+	return &CaseSchema{schema: s, opaqueInput: opaqueMember(doc, "input")}, nil
+}
+
+// Keywords that say nothing about an instance.
+var annotations = []string{"$comment", "title", "description", "examples", "default", "deprecated", "readOnly", "writeOnly"}
+
+// Keywords of an object schema that never look inside the value of a
+// member named in its "properties": they check names, counts or presence,
+// or apply to other members only.
+var memberBlind = []string{"$schema", "$id", "$defs", "definitions", "type", "required", "properties",
+	"additionalProperties", "minProperties", "maxProperties", "propertyNames", "dependentRequired"}
+
+// opaqueMember reports whether the schema doc constrains the value of the
+// top-level member name no further than "type": "object". The test is
+// conservative: any keyword that might reach the member's value some other
+// way (applicators, references, enum, patternProperties, unevaluated
+// members) makes the answer false, and the whole value is then validated.
+func opaqueMember(doc any, name string) bool {
+	root, ok := doc.(map[string]any)
+	if !ok {
+		return false
+	}
+	for k := range root {
+		if !slices.Contains(memberBlind, k) && !slices.Contains(annotations, k) {
+			return false
+		}
+	}
+	props, ok := root["properties"].(map[string]any)
+	if !ok {
+		return false
+	}
+	switch member := props[name].(type) {
+	case bool:
+		return member
+	case map[string]any:
+		for k, v := range member {
+			switch {
+			case slices.Contains(annotations, k):
+			case k == "type" && (v == "object" || slices.Equal(anyStrings(v), []string{"object"})):
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// anyStrings returns v as strings when it is an array of strings.
+func anyStrings(v any) []string {
+	a, ok := v.([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(a))
+	for _, e := range a {
+		s, ok := e.(string)
+		if !ok {
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 type refuseLoader struct{}
@@ -41,13 +112,22 @@ func (refuseLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("the schema refers to %s; only references inside the schema are allowed", url)
 }
 
+// caseParser reads the lines of one cases file.
+type caseParser struct {
+	file   string
+	schema *CaseSchema // nil checks the contract only
+	policy *suite.Policy
+	// keepInput keeps each case's input as written; only pages show it.
+	keepInput bool
+}
+
 // Cases parses a whole cases.jsonl from r: each line must satisfy the
-// schema and the contract, case ids must be unique, and every expected
-// citation must be a rule of the policy. Lines are parsed on all cores.
-func Cases(file string, r io.Reader, schema *jsonschema.Schema, policy *suite.Policy) ([]*suite.Case, error) {
-	cases, err := parseLines(newLineReader(r), func(d *jsonDecoder, text []byte, line int) (*suite.Case, error) {
-		return parseCase(d, file, line, text, schema, policy)
-	})
+// schema (when not nil) and the contract, case ids must be unique, and
+// every expected citation must be a rule of the policy. Each case's input
+// is kept only when keepInputs is set. Lines are parsed on all cores.
+func Cases(file string, r io.Reader, schema *CaseSchema, policy *suite.Policy, keepInputs bool) ([]*suite.Case, error) {
+	p := &caseParser{file: file, schema: schema, policy: policy, keepInput: keepInputs}
+	cases, err := parseLines(newLineReader(r), p.parse)
 	if err != nil {
 		if _, located := err.(*suite.InputError); !located {
 			err = fmt.Errorf("%s: %w", file, err)
@@ -67,14 +147,16 @@ func Cases(file string, r io.Reader, schema *jsonschema.Schema, policy *suite.Po
 	return cases, nil
 }
 
-// parseCase reads one case line.
-func parseCase(d *jsonDecoder, file string, line int, text []byte, schema *jsonschema.Schema, policy *suite.Policy) (*suite.Case, error) {
-	v, rawInput, err := d.decode(text, "input")
+// parse reads one case line.
+func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, error) {
+	file, policy := p.file, p.policy
+	opaque := p.schema == nil || p.schema.opaqueInput
+	v, rawInput, err := d.decode(text, "input", opaque)
 	if err != nil {
 		return nil, &suite.InputError{File: file, Line: line, Msg: err.Error()}
 	}
-	if schema != nil {
-		if err := schema.Validate(v); err != nil {
+	if p.schema != nil {
+		if err := p.schema.schema.Validate(v); err != nil {
 			field, msg := schemaProblem(err)
 			return nil, &suite.InputError{File: file, Line: line, Field: field, Msg: "breaks case.schema.json: " + msg}
 		}
@@ -91,9 +173,9 @@ func parseCase(d *jsonDecoder, file string, line int, text []byte, schema *jsons
 	if r.err == nil && !c.Severity.Valid() {
 		r.fail("severity", "unknown severity %q: use critical, major or minor", c.Severity)
 	}
-	// Keep the input as written, not as a tree: only pages show it, and a
-	// large suite would otherwise hold every tree in memory.
-	if r.object(r.field(obj, "", "input"), "input"); r.err == nil {
+	// Keep the input as written, not as a tree: a large suite would
+	// otherwise hold every tree in memory.
+	if r.object(r.field(obj, "", "input"), "input"); r.err == nil && p.keepInput {
 		c.Input = bytes.Clone(rawInput)
 	}
 	exp := r.object(r.field(obj, "", "expected"), "expected")

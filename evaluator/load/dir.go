@@ -26,9 +26,19 @@ const (
 	OutputsDir  = "outputs"
 )
 
+// Options tune how a suite is read.
+type Options struct {
+	// CasesPath overrides dir/cases.jsonl when not empty.
+	CasesPath string
+	// KeepInputs keeps each case's input as written, for pages that show
+	// it; without it a large suite takes much less memory.
+	KeepInputs bool
+}
+
 // Suite reads the policy, schema, thresholds and cases of the data folder
-// dir. casesPath overrides dir/cases.jsonl when not empty.
-func Suite(dir, casesPath string) (*suite.Suite, error) {
+// dir.
+func Suite(dir string, opts Options) (*suite.Suite, error) {
+	casesPath := opts.CasesPath
 	if casesPath == "" {
 		casesPath = filepath.Join(dir, CasesFile)
 	}
@@ -71,7 +81,7 @@ func Suite(dir, casesPath string) (*suite.Suite, error) {
 	}
 	defer casesFile.Close()
 	h := sha256.New()
-	cases, err := Cases(casesPath, io.TeeReader(casesFile, h), schema, policy)
+	cases, err := Cases(casesPath, io.TeeReader(casesFile, h), schema, policy, opts.KeepInputs)
 	if err != nil {
 		return nil, err
 	}

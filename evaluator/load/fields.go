@@ -32,11 +32,13 @@ func newJSONDecoder() *jsonDecoder {
 
 // decode reads exactly one JSON value from text. When the value is an
 // object with a top-level member named rawMember, that member's value is
-// also returned as written.
-func (d *jsonDecoder) decode(text []byte, rawMember string) (v any, raw []byte, err error) {
+// also returned as written, and if it is an object and opaque is set, the
+// tree holds an empty object in its place: its text is checked, not
+// decoded.
+func (d *jsonDecoder) decode(text []byte, rawMember string, opaque bool) (v any, raw []byte, err error) {
 	err = d.read(text, func() (err error) {
 		if rawMember != "" && d.dec.PeekKind() == '{' {
-			v, raw, err = d.readObject(text, rawMember)
+			v, raw, err = d.readObject(text, rawMember, opaque)
 		} else {
 			v, err = readValue(d.dec)
 		}
@@ -69,8 +71,8 @@ func (d *jsonDecoder) read(text []byte, value func() error) error {
 }
 
 // readObject is readValue for a top-level object, keeping the text of
-// one member's value.
-func (d *jsonDecoder) readObject(text []byte, rawMember string) (map[string]any, []byte, error) {
+// one member's value and, if opaque, not decoding it when it is an object.
+func (d *jsonDecoder) readObject(text []byte, rawMember string, opaque bool) (map[string]any, []byte, error) {
 	if _, err := d.dec.ReadToken(); err != nil {
 		return nil, nil, err
 	}
@@ -83,7 +85,15 @@ func (d *jsonDecoder) readObject(text []byte, rawMember string) (map[string]any,
 		}
 		name := tok.String() // the token is void after the next read
 		start := d.dec.InputOffset()
-		v, err := readValue(d.dec)
+		var v any
+		if name == rawMember && opaque && d.dec.PeekKind() == '{' {
+			// ReadValue checks syntax, UTF-8 and member names as
+			// thoroughly as reading token by token.
+			_, err = d.dec.ReadValue()
+			v = map[string]any{}
+		} else {
+			v, err = readValue(d.dec)
+		}
 		if err != nil {
 			return nil, nil, err
 		}

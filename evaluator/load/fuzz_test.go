@@ -2,6 +2,7 @@ package load
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,7 +12,6 @@ import (
 	"github.com/releasegate/releasegate/evaluator/internal/jsontest"
 	"github.com/releasegate/releasegate/evaluator/judge"
 	"github.com/releasegate/releasegate/evaluator/suite"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // FuzzOutputs feeds arbitrary snapshot files to the loader: it must never
@@ -70,8 +70,15 @@ func FuzzCases(f *testing.F) {
 	schema := sampleSchema(f)
 	f.Add(`{"case_id":"ER-100","title":"t","severity":"major","input":{},"expected":{"decision":"no_op","tool_calls":[],"citations":["ER-2026.10 §7.1"],"forbidden_tools":["issue_payment"]}}`)
 	f.Add(`{"case_id":"ER-100","title":"t","severity":"minor","input":{"a":1},"expected":{"decision":"approve","tool_calls":[{"name":"approve_expense","arguments":{"x":[1,2]}}],"citations":[],"forbidden_tools":[]}}`)
+	// The same schema with every input decoded: skipping an input's
+	// members must never change a verdict.
+	decodeInputs := &CaseSchema{schema: schema.schema}
 	f.Fuzz(func(t *testing.T, in string) {
-		cases, err := Cases("cases.jsonl", strings.NewReader(in), schema, s.Policy)
+		cases, err := Cases("cases.jsonl", strings.NewReader(in), schema, s.Policy, true)
+		slow, slowErr := Cases("cases.jsonl", strings.NewReader(in), decodeInputs, s.Policy, true)
+		if fmt.Sprint(err) != fmt.Sprint(slowErr) || !reflect.DeepEqual(cases, slow) {
+			t.Fatalf("decoding inputs changes the verdict: %v / %v", err, slowErr)
+		}
 		if err != nil {
 			var ie *suite.InputError
 			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "cases.jsonl") {
@@ -87,7 +94,8 @@ func FuzzCases(f *testing.F) {
 				t.Fatalf("accepted %d expected calls for %s", len(c.Expected.ToolCalls), c.Expected.Decision)
 			}
 			v, _ := jsontest.Decode([]byte(lineOf(in, c.Line)))
-			again, err := parseCase(newJSONDecoder(), "cases.jsonl", c.Line, jsontest.Respace(v), schema, s.Policy)
+			p := &caseParser{file: "cases.jsonl", schema: schema, policy: s.Policy, keepInput: true}
+			again, err := p.parse(newJSONDecoder(), jsontest.Respace(v), c.Line)
 			if err != nil || !reflect.DeepEqual(again.Expected, c.Expected) || !jsonEqual(t, again.Input, c.Input) {
 				t.Fatalf("re-serialised case differs: %v", err)
 			}
@@ -95,7 +103,7 @@ func FuzzCases(f *testing.F) {
 	})
 }
 
-func sampleSchema(t testing.TB) *jsonschema.Schema {
+func sampleSchema(t testing.TB) *CaseSchema {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(sampleDir, SchemaFile))
 	if err != nil {

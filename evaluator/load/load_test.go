@@ -11,14 +11,13 @@ import (
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 const sampleDir = "../../data"
 
 func sampleSuite(t testing.TB) *suite.Suite {
 	t.Helper()
-	s, err := Suite(sampleDir, "")
+	s, err := Suite(sampleDir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,8 +208,8 @@ func TestCasesBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// The built-in checks alone must refuse bad cases too.
-			for name, compiled := range map[string]*jsonschema.Schema{"with schema": schema, "contract only": nil} {
-				_, err := Cases("cases.jsonl", strings.NewReader(tt.in), compiled, s.Policy)
+			for name, compiled := range map[string]*CaseSchema{"with schema": schema, "contract only": nil} {
+				_, err := Cases("cases.jsonl", strings.NewReader(tt.in), compiled, s.Policy, false)
 				switch {
 				case tt.want == "" && err != nil:
 					t.Fatalf("%s: %v", name, err)
@@ -239,9 +238,76 @@ func TestCasesReportEarliestBadLine(t *testing.T) {
 		many.WriteByte('\n')
 	}
 	for range 5 {
-		_, err := Cases("cases.jsonl", bytes.NewReader(many.Bytes()), nil, s.Policy)
+		_, err := Cases("cases.jsonl", bytes.NewReader(many.Bytes()), nil, s.Policy, false)
 		if err == nil || !strings.HasPrefix(err.Error(), "cases.jsonl:1701:") {
 			t.Fatalf("error = %v, want line 1701", err)
 		}
+	}
+}
+
+func TestOpaqueInput(t *testing.T) {
+	tests := []struct {
+		name, schema string
+		opaque       bool
+	}{
+		{"type object", `{"properties":{"input":{"type":"object","description":"d"}}}`, true},
+		{"type list", `{"type":"object","properties":{"input":{"type":["object"]}}}`, true},
+		{"true", `{"properties":{"input":true}}`, true},
+		{"annotations and names only", `{"$schema":"https://json-schema.org/draft/2020-12/schema","title":"t","required":["input"],"additionalProperties":false,"propertyNames":{"maxLength":9},"properties":{"input":{}}}`, true},
+		{"members constrained", `{"properties":{"input":{"type":"object","required":["claim_id"]}}}`, false},
+		{"input by reference", `{"properties":{"input":{"$ref":"#/$defs/claim"}},"$defs":{"claim":{"type":"object"}}}`, false},
+		{"other types allowed", `{"properties":{"input":{"type":["object","array"]}}}`, false},
+		{"root applicator", `{"properties":{"input":{"type":"object"}},"allOf":[{"properties":{"input":{"maxProperties":1}}}]}`, false},
+		{"pattern properties", `{"properties":{"input":{"type":"object"}},"patternProperties":{"^in":{"maxProperties":1}}}`, false},
+		{"whole-instance enum", `{"properties":{"input":{"type":"object"}},"enum":[{"input":{}}]}`, false},
+		{"not declared", `{"properties":{}}`, false},
+		{"false", `{"properties":{"input":false}}`, false},
+		{"boolean schema", `true`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs, err := CompileSchema(SchemaFile, []byte(tt.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cs.opaqueInput != tt.opaque {
+				t.Fatalf("opaqueInput = %v, want %v", cs.opaqueInput, tt.opaque)
+			}
+		})
+	}
+	if !sampleSchema(t).opaqueInput {
+		t.Error("the sample schema asks only that input be an object; its members should be skipped")
+	}
+}
+
+// A schema that does constrain a case's input is enforced on every member.
+func TestSchemaConstrainsInput(t *testing.T) {
+	s := sampleSuite(t)
+	src, err := os.ReadFile(filepath.Join(sampleDir, SchemaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stricter := bytes.Replace(src, []byte(`"type": "object"
+    },`), []byte(`"type": "object",
+      "properties": {"approval": {"properties": {"role": {"enum": ["manager", "director"]}}}}
+    },`), 1)
+	if bytes.Equal(stricter, src) {
+		t.Fatal("fixture: the input schema was not found")
+	}
+	schema, err := CompileSchema(SchemaFile, stricter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if schema.opaqueInput {
+		t.Fatal("a schema with input properties is treated as opaque")
+	}
+	line := `{"case_id":"ER-100","title":"t","severity":"major","input":{"claim_id":"C-1","approval":{"role":"intern"}},"expected":{"decision":"no_op","tool_calls":[],"citations":[],"forbidden_tools":[]}}`
+	_, err = Cases("cases.jsonl", strings.NewReader(line), schema, s.Policy, false)
+	if err == nil || !strings.HasPrefix(err.Error(), "cases.jsonl:1: input.approval.role: breaks case.schema.json") {
+		t.Fatalf("error = %v", err)
+	}
+	ok := strings.Replace(line, "intern", "manager", 1)
+	if _, err := Cases("cases.jsonl", strings.NewReader(ok), schema, s.Policy, false); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -109,7 +109,7 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	var reevaluated []string
 	switch {
 	case ch.All || ch.Suite:
-		rel, err := evaluator.EvaluateDir(b.data, evaluator.Options{KeepOutputs: true})
+		rel, err := evaluator.EvaluateDir(b.data, evaluator.Options{KeepOutputs: true, KeepInputs: true})
 		if err != nil {
 			return nil, next, err
 		}
@@ -193,7 +193,7 @@ func reevaluate(data string, old *evaluator.Release, labels map[string]bool) (re
 		}
 		redone = append(redone, f.Label)
 		wg.Go(func() {
-			rel.Snapshots[i], errs[i] = evaluator.EvaluateFile(old.Suite, f.Label, f.Path, evaluator.Options{KeepOutputs: true})
+			rel.Snapshots[i], errs[i] = evaluator.EvaluateFile(old.Suite, f.Label, f.Path, evaluator.Options{KeepOutputs: true, KeepInputs: true})
 		})
 	}
 	wg.Wait()

@@ -93,7 +93,7 @@ func TestOneSnapshotIsEvaluatedAndRenderedAlone(t *testing.T) {
 }
 
 func TestChangedCases(t *testing.T) {
-	s, err := load.Suite(sampleData, "")
+	s, err := load.Suite(sampleData, load.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,7 +133,7 @@ func (ts *testServer) page(p string) []byte {
 // scratch.
 func (ts *testServer) expectedResults(label string) []byte {
 	ts.t.Helper()
-	s, err := load.Suite(ts.data, "")
+	s, err := load.Suite(ts.data, load.Options{})
 	if err != nil {
 		ts.t.Fatal(err)
 	}
