@@ -2,30 +2,12 @@ package evaluator
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 )
-
-// JSON encodes the results file: indented, keys in contract order, one
-// trailing newline. The same inputs always give the same bytes.
-func (s *Snapshot) JSON() []byte { return EncodeJSON(s.Result) }
-
-// EncodeJSON writes results (one Result or a slice of them) the way results
-// files are written: two-space indents, no HTML escaping, a final newline.
-func EncodeJSON[T Result | []Result](v T) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		panic(err) // unreachable: results hold only encodable values
-	}
-	return b.Bytes()
-}
 
 // PassCount is "passed/total".
 func (s *Snapshot) PassCount() string {

@@ -177,7 +177,7 @@ func writeResults(out string, rel *evaluator.Release) error {
 	errs := make([]error, len(rel.Snapshots))
 	var wg sync.WaitGroup
 	for i, s := range rel.Snapshots {
-		wg.Go(func() { errs[i] = tree.Write(s.Label()+".json", s.JSON()) })
+		wg.Go(func() { errs[i] = tree.WriteFrom(s.Label()+".json", s.Result.WriteJSON) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -236,7 +236,7 @@ func evaluateOne(data, cases, outputs, label, output string, ci ciOutputs, stdou
 	if err != nil {
 		return failure(stderr, err)
 	}
-	if err := write.File(output, snap.JSON()); err != nil {
+	if err := write.FileFrom(output, snap.Result.WriteJSON); err != nil {
 		return failure(stderr, err)
 	}
 	if err := writeCIOutputs(&evaluator.Release{Suite: s, Snapshots: []*evaluator.Snapshot{snap}}, ci); err != nil {

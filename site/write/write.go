@@ -6,6 +6,7 @@ package write
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,16 @@ import (
 
 // File writes data to path atomically, creating parent folders.
 func File(path string, data []byte) error {
+	return FileFrom(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// FileFrom writes what fill writes to path atomically, creating parent
+// folders, so a large file need not be held in memory. If fill fails, path
+// is left as it was.
+func FileFrom(path string, fill func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -23,7 +34,7 @@ func File(path string, data []byte) error {
 		return err
 	}
 	tmp := f.Name()
-	_, err = f.Write(data)
+	err = fill(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -70,6 +81,15 @@ func (t *Tree) Dir() string { return t.stage }
 
 // Write stores one file at a slash-separated path relative to the tree.
 func (t *Tree) Write(rel string, data []byte) error {
+	return t.WriteFrom(rel, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFrom stores what fill writes at a slash-separated path relative to
+// the tree.
+func (t *Tree) WriteFrom(rel string, fill func(w io.Writer) error) error {
 	clean := filepath.FromSlash(rel)
 	if !filepath.IsLocal(clean) {
 		return fmt.Errorf("write: %q is not a path inside the tree", rel)
@@ -85,7 +105,15 @@ func (t *Tree) Write(rel string, data []byte) error {
 		t.dirs[dir] = true
 	}
 	t.mu.Unlock()
-	return os.WriteFile(path, data, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	err = fill(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Commit replaces dest with the staged tree. The old content is moved

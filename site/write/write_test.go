@@ -1,6 +1,8 @@
 package write
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,5 +116,41 @@ func TestFileIsAtomic(t *testing.T) {
 	}
 	if got := readTree(t, dir); len(got) != 1 {
 		t.Fatalf("leftovers: %v", got)
+	}
+}
+
+func TestFileFromKeepsOldContentOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	if err := File(path, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	err := FileFrom(path, func(w io.Writer) error {
+		w.Write([]byte("half of the new"))
+		return errors.New("encoder failed")
+	})
+	if err == nil || err.Error() != "encoder failed" {
+		t.Fatalf("error = %v", err)
+	}
+	if got := readTree(t, dir); len(got) != 1 || got["r.json"] != "old" {
+		t.Fatalf("files = %v", got)
+	}
+}
+
+func TestTreeWriteFrom(t *testing.T) {
+	dest := filepath.Join(t.TempDir(), "results")
+	tree, err := NewTree(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tree.WriteFrom("a/b.json", func(w io.Writer) error { _, err := io.WriteString(w, "streamed"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := tree.WriteFrom("c.json", func(io.Writer) error { return errors.New("no") }); err == nil {
+		t.Fatal("a failing fill was not reported")
+	}
+	tree.Abort()
+	if _, err := os.Stat(dest); !os.IsNotExist(err) {
+		t.Fatalf("aborted tree left %s: %v", dest, err)
 	}
 }

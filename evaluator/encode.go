@@ -1,0 +1,268 @@
+package evaluator
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/releasegate/releasegate/evaluator/decide"
+)
+
+// The results files of a large suite run to tens of megabytes, so they are
+// written by hand rather than by reflection: field by field, streamed in
+// chunks. The bytes are exactly those of encoding/json with two-space
+// indents and HTML escaping off; a test holds the two side by side.
+
+// JSON encodes the results file: indented, keys in contract order, one
+// trailing newline. The same inputs always give the same bytes.
+func (s *Snapshot) JSON() []byte {
+	var b bytes.Buffer
+	s.Result.WriteJSON(&b) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// WriteJSON writes r as its results file to w.
+func (r *Result) WriteJSON(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	e := &encoder{w: bw}
+	e.result(r, "")
+	e.b = append(e.b, '\n')
+	e.flush()
+	if e.err != nil {
+		return e.err
+	}
+	return bw.Flush()
+}
+
+// EncodeJSON writes results the way results files are written, as one
+// JSON array: two-space indents, no HTML escaping, a final newline.
+func EncodeJSON(results []Result) []byte {
+	var b bytes.Buffer
+	e := &encoder{w: &b}
+	if results == nil {
+		e.b = append(e.b, "null"...)
+	} else {
+		e.array(len(results), "", func(i int, indent string) { e.result(&results[i], indent) })
+	}
+	e.b = append(e.b, '\n')
+	e.flush()
+	return b.Bytes()
+}
+
+// encoder appends JSON to a buffer and hands it to w in chunks.
+type encoder struct {
+	w   io.Writer
+	b   []byte
+	err error
+}
+
+const chunkSize = 32 << 10
+
+func (e *encoder) flush() {
+	if e.err == nil && len(e.b) > 0 {
+		_, e.err = e.w.Write(e.b)
+	}
+	e.b = e.b[:0]
+}
+
+// object writes {"k": v, ...} with one member per line; member writes
+// the members, each through key.
+func (e *encoder) object(indent string, members func(key func(name string), inner string)) {
+	inner := indent + "  "
+	first := true
+	e.b = append(e.b, '{')
+	members(func(name string) {
+		if !first {
+			e.b = append(e.b, ',')
+		}
+		first = false
+		e.b = append(e.b, '\n')
+		e.b = append(e.b, inner...)
+		e.str(name)
+		e.b = append(e.b, ": "...)
+	}, inner)
+	if !first {
+		e.b = append(e.b, '\n')
+		e.b = append(e.b, indent...)
+	}
+	e.b = append(e.b, '}')
+}
+
+// array writes n elements, one per line, or [] when n is 0.
+func (e *encoder) array(n int, indent string, elem func(i int, indent string)) {
+	if n == 0 {
+		e.b = append(e.b, "[]"...)
+		return
+	}
+	inner := indent + "  "
+	e.b = append(e.b, '[')
+	for i := range n {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		e.b = append(e.b, '\n')
+		e.b = append(e.b, inner...)
+		elem(i, inner)
+		if len(e.b) >= chunkSize {
+			e.flush()
+		}
+	}
+	e.b = append(e.b, '\n')
+	e.b = append(e.b, indent...)
+	e.b = append(e.b, ']')
+}
+
+func (e *encoder) result(r *Result, indent string) {
+	e.object(indent, func(key func(string), inner string) {
+		key("label")
+		e.str(r.Label)
+		key("decision")
+		e.str(string(r.Decision))
+		key("cases_total")
+		e.b = strconv.AppendInt(e.b, int64(r.CasesTotal), 10)
+		key("cases_passed")
+		e.b = strconv.AppendInt(e.b, int64(r.CasesPassed), 10)
+		key("pass_rate")
+		e.float(r.PassRate)
+		key("critical_failures")
+		e.b = strconv.AppendInt(e.b, int64(r.CriticalFailures), 10)
+		key("p95_latency_ms")
+		e.optFloat(r.P95LatencyMS)
+		key("avg_cost_usd")
+		e.optFloat(r.AvgCostUSD)
+		key("gates")
+		e.gates(r.Gates, inner)
+		key("cases")
+		e.cases(r.Cases, inner)
+		key("inputs")
+		e.object(inner, func(key func(string), _ string) {
+			key("cases_sha256")
+			e.str(r.Inputs.CasesSHA256)
+			key("outputs_sha256")
+			e.str(r.Inputs.OutputsSHA256)
+			key("policy_sha256")
+			e.str(r.Inputs.PolicySHA256)
+			key("gate_sha256")
+			e.str(r.Inputs.GateSHA256)
+		})
+	})
+}
+
+func (e *encoder) gates(gates []decide.GateResult, indent string) {
+	if gates == nil {
+		e.b = append(e.b, "null"...)
+		return
+	}
+	e.array(len(gates), indent, func(i int, indent string) {
+		g := &gates[i]
+		e.object(indent, func(key func(string), _ string) {
+			key("gate")
+			e.str(g.Gate)
+			key("threshold")
+			e.float(g.Threshold)
+			key("observed")
+			e.optFloat(g.Observed)
+			key("passed")
+			e.b = strconv.AppendBool(e.b, g.Passed)
+		})
+	})
+}
+
+func (e *encoder) cases(cases []CaseResult, indent string) {
+	if cases == nil {
+		e.b = append(e.b, "null"...)
+		return
+	}
+	e.array(len(cases), indent, func(i int, indent string) {
+		c := &cases[i]
+		e.object(indent, func(key func(string), inner string) {
+			key("case_id")
+			e.str(c.CaseID)
+			key("severity")
+			e.str(string(c.Severity))
+			key("passed")
+			e.b = strconv.AppendBool(e.b, c.Passed)
+			key("failures")
+			if c.Failures == nil {
+				e.b = append(e.b, "null"...)
+				return
+			}
+			e.array(len(c.Failures), inner, func(i int, indent string) {
+				f := &c.Failures[i]
+				e.object(indent, func(key func(string), _ string) {
+					key("code")
+					e.str(string(f.Code))
+					key("detail")
+					e.str(f.Detail)
+				})
+			})
+		})
+	})
+}
+
+func (e *encoder) optFloat(f *float64) {
+	if f == nil {
+		e.b = append(e.b, "null"...)
+		return
+	}
+	e.float(*f)
+}
+
+// float formats f as encoding/json does: the shortest representation,
+// in exponent form only for very small or very large magnitudes.
+func (e *encoder) float(f float64) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		panic("evaluator: results hold only finite numbers")
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	start := len(e.b)
+	e.b = strconv.AppendFloat(e.b, f, format, -1, 64)
+	if format == 'e' {
+		// Like encoding/json, write e-07 as e-7.
+		if n := len(e.b) - start; n >= 4 && e.b[len(e.b)-4] == 'e' && e.b[len(e.b)-3] == '-' && e.b[len(e.b)-2] == '0' {
+			e.b[len(e.b)-2] = e.b[len(e.b)-1]
+			e.b = e.b[:len(e.b)-1]
+		}
+	}
+}
+
+// str writes a JSON string. Plain text is copied as it is; anything that
+// needs escaping goes through encoding/json, so the two never disagree.
+func (e *encoder) str(s string) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == '"' || c == '\\' {
+				e.strSlow(s)
+				return
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			e.strSlow(s)
+			return
+		}
+		i += size
+	}
+	e.b = append(e.b, '"')
+	e.b = append(e.b, s...)
+	e.b = append(e.b, '"')
+}
+
+func (e *encoder) strSlow(s string) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	e.b = append(e.b, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
+}

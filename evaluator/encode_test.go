@@ -1,0 +1,122 @@
+package evaluator
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/judge"
+)
+
+// marshalled is what encoding/json makes of v with the results file
+// settings: the reference the hand-written encoder must match.
+func marshalled(t testing.TB, v any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func ptr(f float64) *float64 { return &f }
+
+func TestJSONMatchesEncodingJSON(t *testing.T) {
+	rel, err := EvaluateDir(sampleDir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := Result{
+		Label:    "odd",
+		Decision: decide.Review,
+		PassRate: 1e-7,
+		Gates: []decide.GateResult{
+			{Gate: "a", Threshold: 1e21, Observed: ptr(math.Copysign(0, -1)), Passed: true},
+			{Gate: "b", Threshold: 5e-324, Observed: ptr(math.MaxFloat64)},
+			{Gate: "c", Threshold: 0.1, Observed: ptr(123456789.125)},
+			{Gate: "d", Threshold: -2.5e-10},
+		},
+		Cases: []CaseResult{
+			{CaseID: "x", Severity: "critical", Failures: []judge.Failure{
+				{Code: judge.Arguments, Detail: "quote \" backslash \\ tab \t nl \n cr \r nul \x00 bell \x07 del \x7f"},
+				{Code: judge.Citation, Detail: "html <b>&amp;</b> § é 漢字 😀 \u2028 \u2029"},
+				{Code: judge.Decision, Detail: "bad utf-8 \xff\xfe end \xe2\x82"},
+			}},
+			{CaseID: "y", Severity: "minor", Passed: true, Failures: []judge.Failure{}},
+			{CaseID: "z", Severity: "minor", Passed: true},
+		},
+	}
+	tests := map[string]Result{"empty": {}, "hostile": hostile}
+	for _, s := range rel.Snapshots {
+		tests[s.Label()] = s.Result
+	}
+	for name, r := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := (&Snapshot{Result: r}).JSON()
+			if want := marshalled(t, r); !bytes.Equal(got, want) {
+				t.Fatalf("JSON differs from encoding/json:\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+	var all []Result
+	for _, s := range rel.Snapshots {
+		all = append(all, s.Result)
+	}
+	for name, rs := range map[string][]Result{"nil": nil, "none": {}, "sample": all, "hostile": {hostile, {}}} {
+		if got, want := EncodeJSON(rs), marshalled(t, rs); !bytes.Equal(got, want) {
+			t.Errorf("EncodeJSON(%s) differs from encoding/json:\n got %s\nwant %s", name, got, want)
+		}
+	}
+}
+
+// FuzzJSON checks the encoder against encoding/json on arbitrary text and
+// numbers.
+func FuzzJSON(f *testing.F) {
+	f.Add("ER-001", "expected approve, got reject", 0.5, 1250.0)
+	f.Add("\u2028", "\xff<&>\"\\\x01", 1e-7, 1e21)
+	f.Fuzz(func(t *testing.T, id, detail string, x, y float64) {
+		if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) {
+			return
+		}
+		r := Result{
+			Label:    id,
+			PassRate: x,
+			Gates:    []decide.GateResult{{Gate: detail, Threshold: y, Observed: ptr(x)}},
+			Cases:    []CaseResult{{CaseID: id, Failures: []judge.Failure{{Code: judge.Code(id), Detail: detail}}}},
+		}
+		if got, want := (&Snapshot{Result: r}).JSON(), marshalled(t, r); !bytes.Equal(got, want) {
+			t.Fatalf("JSON differs from encoding/json:\n got %q\nwant %q", got, want)
+		}
+	})
+}
+
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.n -= len(p); w.n < 0 {
+		return 0, errors.New("disk full")
+	}
+	return len(p), nil
+}
+
+func TestWriteJSONReportsWriteErrors(t *testing.T) {
+	r := Result{Cases: make([]CaseResult, 5000)}
+	for i := range r.Cases {
+		r.Cases[i].Failures = []judge.Failure{}
+	}
+	full := len((&Snapshot{Result: r}).JSON())
+	for _, room := range []int{0, chunkSize / 2, full - 1} {
+		if err := r.WriteJSON(&failingWriter{n: room}); err == nil {
+			t.Errorf("room for %d of %d bytes: no error", room, full)
+		}
+	}
+	if err := r.WriteJSON(&failingWriter{n: full}); err != nil {
+		t.Errorf("room for all %d bytes: %v", full, err)
+	}
+}
