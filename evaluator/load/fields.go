@@ -22,12 +22,58 @@ import (
 type jsonDecoder struct {
 	r   bytes.Reader
 	dec *jsontext.Decoder
+	// unquoted holds the last string read that had escapes.
+	unquoted []byte
+	// interned maps short strings already seen to one copy of them:
+	// member names, decisions, tool names and rule ids repeat on every
+	// line, and a large suite would otherwise allocate each again.
+	interned map[string]string
 }
 
+// Interning is bounded so that hostile or highly varied input cannot grow
+// the table without limit; strings past the bound are simply allocated.
+const (
+	maxInterned    = 4096
+	maxInternedLen = 64
+)
+
 func newJSONDecoder() *jsonDecoder {
-	d := &jsonDecoder{}
+	d := &jsonDecoder{interned: make(map[string]string)}
 	d.dec = jsontext.NewDecoder(&d.r)
 	return d
+}
+
+// text reads the next string, a value or a member name, and returns its
+// unquoted bytes, valid until the next read.
+func (d *jsonDecoder) text() ([]byte, error) {
+	raw, err := d.dec.ReadValue()
+	if err != nil {
+		return nil, err
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw[1 : len(raw)-1], nil
+	}
+	d.unquoted, err = jsontext.AppendUnquote(d.unquoted[:0], raw)
+	return d.unquoted, err
+}
+
+// string reads the next string as a Go string.
+func (d *jsonDecoder) string() (string, error) {
+	b, err := d.text()
+	return d.intern(b), err
+}
+
+// intern returns b as a string, allocating only the first time a short
+// string is seen.
+func (d *jsonDecoder) intern(b []byte) string {
+	if s, ok := d.interned[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(d.interned) < maxInterned && len(s) <= maxInternedLen {
+		d.interned[s] = s
+	}
+	return s
 }
 
 // decode reads exactly one JSON value from text. When the value is an
@@ -40,7 +86,7 @@ func (d *jsonDecoder) decode(text []byte, rawMember string, opaque bool) (v any,
 		if rawMember != "" && d.dec.PeekKind() == '{' {
 			v, raw, err = d.readObject(text, rawMember, opaque)
 		} else {
-			v, err = readValue(d.dec)
+			v, err = d.value()
 		}
 		return err
 	})
@@ -70,8 +116,8 @@ func (d *jsonDecoder) read(text []byte, value func() error) error {
 	return fmt.Errorf("invalid JSON at column %d: %v", d.dec.InputOffset()+1, err)
 }
 
-// readObject is readValue for a top-level object, keeping the text of
-// one member's value and, if opaque, not decoding it when it is an object.
+// readObject is value for a top-level object, keeping the text of one
+// member's value and, if opaque, not decoding it when it is an object.
 func (d *jsonDecoder) readObject(text []byte, rawMember string, opaque bool) (map[string]any, []byte, error) {
 	if _, err := d.dec.ReadToken(); err != nil {
 		return nil, nil, err
@@ -79,11 +125,10 @@ func (d *jsonDecoder) readObject(text []byte, rawMember string, opaque bool) (ma
 	obj := map[string]any{}
 	var raw []byte
 	for d.dec.PeekKind() != '}' {
-		tok, err := d.dec.ReadToken()
+		name, err := d.string()
 		if err != nil {
 			return nil, nil, err
 		}
-		name := tok.String() // the token is void after the next read
 		start := d.dec.InputOffset()
 		var v any
 		if name == rawMember && opaque && d.dec.PeekKind() == '{' {
@@ -92,7 +137,7 @@ func (d *jsonDecoder) readObject(text []byte, rawMember string, opaque bool) (ma
 			_, err = d.dec.ReadValue()
 			v = map[string]any{}
 		} else {
-			v, err = readValue(d.dec)
+			v, err = d.value()
 		}
 		if err != nil {
 			return nil, nil, err
@@ -106,9 +151,48 @@ func (d *jsonDecoder) readObject(text []byte, rawMember string, opaque bool) (ma
 	return obj, raw, err
 }
 
-// readValue builds one value from the token stream.
-func readValue(dec *jsontext.Decoder) (any, error) {
-	tok, err := dec.ReadToken()
+// value builds the next value from the token stream.
+func (d *jsonDecoder) value() (any, error) {
+	switch d.dec.PeekKind() {
+	case '"':
+		return d.string()
+	case '0':
+		raw, err := d.dec.ReadValue()
+		return json.Number(d.intern(raw)), err
+	case '[':
+		if _, err := d.dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		arr := []any{}
+		for d.dec.PeekKind() != ']' {
+			v, err := d.value()
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		_, err := d.dec.ReadToken()
+		return arr, err
+	case '{':
+		if _, err := d.dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		obj := map[string]any{}
+		for d.dec.PeekKind() != '}' {
+			name, err := d.string()
+			if err != nil {
+				return nil, err
+			}
+			v, err := d.value()
+			if err != nil {
+				return nil, err
+			}
+			obj[name] = v
+		}
+		_, err := d.dec.ReadToken()
+		return obj, err
+	}
+	tok, err := d.dec.ReadToken()
 	if err != nil {
 		return nil, err
 	}
@@ -117,37 +201,6 @@ func readValue(dec *jsontext.Decoder) (any, error) {
 		return nil, nil
 	case 'f', 't':
 		return tok.Bool(), nil
-	case '"':
-		return tok.String(), nil
-	case '0':
-		return json.Number(tok.String()), nil
-	case '[':
-		arr := []any{}
-		for dec.PeekKind() != ']' {
-			v, err := readValue(dec)
-			if err != nil {
-				return nil, err
-			}
-			arr = append(arr, v)
-		}
-		_, err := dec.ReadToken()
-		return arr, err
-	case '{':
-		obj := map[string]any{}
-		for dec.PeekKind() != '}' {
-			tok, err := dec.ReadToken()
-			if err != nil {
-				return nil, err
-			}
-			name := tok.String() // the token is void after the next read
-			v, err := readValue(dec)
-			if err != nil {
-				return nil, err
-			}
-			obj[name] = v
-		}
-		_, err := dec.ReadToken()
-		return obj, err
 	}
 	return nil, fmt.Errorf("unexpected %v", tok)
 }

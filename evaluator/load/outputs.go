@@ -53,32 +53,32 @@ func Outputs(file string, r io.Reader, s *suite.Suite, yield func(*suite.Output)
 func parseOutput(d *jsonDecoder, file string, line int, text []byte) (*suite.Output, error) {
 	r := &fieldReader{file: file, line: line}
 	o := &suite.Output{Line: line}
-	seen := make([]bool, len(outputFields))
+	var seen [len(outputFields)]bool
 	err := d.read(text, func() error {
-		return d.members(r, "", func(name string) error {
-			i := slices.Index(outputFields, name)
+		return d.members(r, place{index: -1}, func(name string) error {
+			i := slices.Index(outputFields[:], name)
 			if i < 0 {
 				return d.dec.SkipValue()
 			}
 			seen[i] = true
 			var err error
-			switch name {
+			switch at := at(name); name {
 			case "case_id":
-				o.CaseID, err = d.str(r, name)
+				o.CaseID, err = d.str(r, at)
 			case "decision":
 				var s string
-				s, err = d.str(r, name)
+				s, err = d.str(r, at)
 				if o.Decision = suite.Decision(s); err == nil && r.err == nil && !o.Decision.Valid() {
 					r.fail(name, "unknown decision %q: use approve, request_receipt, escalate_finance, reject or no_op", s)
 				}
 			case "tool_calls":
-				o.ToolCalls, err = d.toolCalls(r, name)
+				o.ToolCalls, err = d.toolCalls(r, at)
 			case "citations":
-				o.Citations, err = d.strs(r, name)
+				o.Citations, err = d.strs(r, at)
 			case "latency_ms":
-				o.LatencyMS, err = d.nonNegative(r, name)
+				o.LatencyMS, err = d.nonNegative(r, at)
 			case "cost_usd":
-				o.CostUSD, err = d.nonNegative(r, name)
+				o.CostUSD, err = d.nonNegative(r, at)
 			}
 			return err
 		})
@@ -98,4 +98,4 @@ func parseOutput(d *jsonDecoder, file string, line int, text []byte) (*suite.Out
 }
 
 // outputFields are the members every output line must have.
-var outputFields = []string{"case_id", "decision", "tool_calls", "citations", "latency_ms", "cost_usd"}
+var outputFields = [...]string{"case_id", "decision", "tool_calls", "citations", "latency_ms", "cost_usd"}

@@ -28,11 +28,40 @@ func kindName(k jsontext.Kind) string {
 	return "nothing"
 }
 
+// place is where a value sits in a line: a member of the top-level object,
+// an element of one of its arrays, or a member of such an element. It is
+// spelled out only when a message needs it.
+type place struct {
+	parent string // the top-level member
+	index  int    // the element's index in parent, or -1
+	name   string // the member's name within that element, or ""
+}
+
+// at is the place of a top-level member.
+func at(name string) place { return place{parent: name, index: -1} }
+
+// elem is the place of element i of p.
+func (p place) elem(i int) place { return place{parent: p.parent, index: i} }
+
+// member is the place of a member of p, an element.
+func (p place) member(name string) place { return place{parent: p.parent, index: p.index, name: name} }
+
+func (p place) String() string {
+	s := p.parent
+	if p.index >= 0 {
+		s = index(s, p.index)
+	}
+	if p.name != "" {
+		s = join(s, p.name)
+	}
+	return s
+}
+
 // expect checks the kind of the next value; on a mismatch it records the
 // problem, skips the value and reports false.
-func (d *jsonDecoder) expect(r *fieldReader, path string, want jsontext.Kind, wantName string) (bool, error) {
+func (d *jsonDecoder) expect(r *fieldReader, p place, want jsontext.Kind, wantName string) (bool, error) {
 	if k := d.dec.PeekKind(); k != want {
-		r.fail(path, "expected %s, got %s", wantName, kindName(k))
+		r.fail(p.String(), "expected %s, got %s", wantName, kindName(k))
 		return false, d.dec.SkipValue()
 	}
 	return true, nil
@@ -40,19 +69,19 @@ func (d *jsonDecoder) expect(r *fieldReader, path string, want jsontext.Kind, wa
 
 // members calls member with each member name of an object; member must
 // consume the value.
-func (d *jsonDecoder) members(r *fieldReader, path string, member func(name string) error) error {
-	if ok, err := d.expect(r, path, '{', "an object"); !ok {
+func (d *jsonDecoder) members(r *fieldReader, p place, member func(name string) error) error {
+	if ok, err := d.expect(r, p, '{', "an object"); !ok {
 		return err
 	}
 	if _, err := d.dec.ReadToken(); err != nil {
 		return err
 	}
 	for d.dec.PeekKind() != '}' {
-		tok, err := d.dec.ReadToken()
+		name, err := d.string()
 		if err != nil {
 			return err
 		}
-		if err := member(tok.String()); err != nil {
+		if err := member(name); err != nil {
 			return err
 		}
 	}
@@ -62,8 +91,8 @@ func (d *jsonDecoder) members(r *fieldReader, path string, member func(name stri
 
 // elements calls element with the index of each element of an array;
 // element must consume the value.
-func (d *jsonDecoder) elements(r *fieldReader, path string, element func(i int) error) error {
-	if ok, err := d.expect(r, path, '[', "an array"); !ok {
+func (d *jsonDecoder) elements(r *fieldReader, p place, element func(i int) error) error {
+	if ok, err := d.expect(r, p, '[', "an array"); !ok {
 		return err
 	}
 	if _, err := d.dec.ReadToken(); err != nil {
@@ -78,21 +107,17 @@ func (d *jsonDecoder) elements(r *fieldReader, path string, element func(i int) 
 	return err
 }
 
-func (d *jsonDecoder) str(r *fieldReader, path string) (string, error) {
-	if ok, err := d.expect(r, path, '"', "a string"); !ok {
+func (d *jsonDecoder) str(r *fieldReader, p place) (string, error) {
+	if ok, err := d.expect(r, p, '"', "a string"); !ok {
 		return "", err
 	}
-	tok, err := d.dec.ReadToken()
-	if err != nil {
-		return "", err
-	}
-	return tok.String(), nil
+	return d.string()
 }
 
-func (d *jsonDecoder) strs(r *fieldReader, path string) ([]string, error) {
+func (d *jsonDecoder) strs(r *fieldReader, p place) ([]string, error) {
 	out := []string{}
-	err := d.elements(r, path, func(i int) error {
-		s, err := d.str(r, index(path, i))
+	err := d.elements(r, p, func(i int) error {
+		s, err := d.str(r, p.elem(i))
 		out = append(out, s)
 		return err
 	})
@@ -100,49 +125,49 @@ func (d *jsonDecoder) strs(r *fieldReader, path string) ([]string, error) {
 }
 
 // nonNegative reads a JSON number that must be zero or more.
-func (d *jsonDecoder) nonNegative(r *fieldReader, path string) (suite.Number, error) {
-	if ok, err := d.expect(r, path, '0', "a number"); !ok {
+func (d *jsonDecoder) nonNegative(r *fieldReader, p place) (suite.Number, error) {
+	if ok, err := d.expect(r, p, '0', "a number"); !ok {
 		return suite.Number{}, err
 	}
-	tok, err := d.dec.ReadToken()
+	raw, err := d.dec.ReadValue()
 	if err != nil {
 		return suite.Number{}, err
 	}
-	n, perr := suite.ParseNumber(tok.String())
+	n, perr := suite.ParseNumber(d.intern(raw))
 	switch {
 	case perr != nil:
-		r.fail(path, "%v", perr)
+		r.fail(p.String(), "%v", perr)
 	case n.Sign() < 0:
-		r.fail(path, "must not be negative, got %s", n)
+		r.fail(p.String(), "must not be negative, got %s", n)
 	}
 	return n, nil
 }
 
 // toolCalls reads an array of {"name": string, "arguments": object};
 // other members of a call are skipped.
-func (d *jsonDecoder) toolCalls(r *fieldReader, path string) ([]suite.ToolCall, error) {
+func (d *jsonDecoder) toolCalls(r *fieldReader, p place) ([]suite.ToolCall, error) {
 	calls := []suite.ToolCall{}
-	err := d.elements(r, path, func(i int) error {
-		p := index(path, i)
-		var call suite.ToolCall
+	err := d.elements(r, p, func(i int) error {
+		call := p.elem(i)
+		var tc suite.ToolCall
 		var hasName, hasArgs bool
-		err := d.members(r, p, func(name string) error {
+		err := d.members(r, call, func(name string) error {
 			switch name {
 			case "name":
 				hasName = true
-				s, err := d.str(r, join(p, "name"))
+				s, err := d.str(r, call.member("name"))
 				if err == nil && r.err == nil && s == "" {
-					r.fail(join(p, "name"), "must not be empty")
+					r.fail(call.member("name").String(), "must not be empty")
 				}
-				call.Name = s
+				tc.Name = s
 				return err
 			case "arguments":
 				hasArgs = true
-				if ok, err := d.expect(r, join(p, "arguments"), '{', "an object"); !ok {
+				if ok, err := d.expect(r, call.member("arguments"), '{', "an object"); !ok {
 					return err
 				}
-				v, err := readValue(d.dec)
-				call.Arguments, _ = v.(map[string]any)
+				v, err := d.value()
+				tc.Arguments, _ = v.(map[string]any)
 				return err
 			}
 			return d.dec.SkipValue()
@@ -151,11 +176,11 @@ func (d *jsonDecoder) toolCalls(r *fieldReader, path string) ([]suite.ToolCall, 
 		case err != nil:
 			return err
 		case !hasName:
-			r.fail(join(p, "name"), "missing required field")
+			r.fail(call.member("name").String(), "missing required field")
 		case !hasArgs:
-			r.fail(join(p, "arguments"), "missing required field")
+			r.fail(call.member("arguments").String(), "missing required field")
 		}
-		calls = append(calls, call)
+		calls = append(calls, tc)
 		return nil
 	})
 	return calls, err
