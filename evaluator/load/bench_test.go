@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func sampleLines(b *testing.B, name string) []numbered {
+func sampleLines(b testing.TB, name string) []numbered {
 	data, err := os.ReadFile(filepath.Join(sampleDir, name))
 	if err != nil {
 		b.Fatal(err)

@@ -16,10 +16,21 @@ import (
 // CaseSchema is a compiled case.schema.json.
 type CaseSchema struct {
 	schema *jsonschema.Schema
+	// quick answers for the common keywords; nil when the schema uses
+	// others.
+	quick *quickSchema
 	// opaqueInput is set when the schema asks nothing of a case's input
 	// but to be an object. Its members then need not be decoded to
 	// validate a case, which on a large suite is most of the work.
 	opaqueInput bool
+}
+
+// Validate checks v, as the decoder builds it, against the schema.
+func (cs *CaseSchema) Validate(v any) error {
+	if cs.quick != nil && cs.quick.check(v) == yes {
+		return nil
+	}
+	return cs.schema.Validate(v)
 }
 
 // CompileSchema compiles a case schema (JSON Schema, draft 2020-12 unless
@@ -41,7 +52,8 @@ func CompileSchema(file string, src []byte) (*CaseSchema, error) {
 	if err != nil {
 		return nil, &suite.InputError{File: file, Msg: fmt.Sprintf("not a usable JSON Schema: %v", err)}
 	}
-	return &CaseSchema{schema: s, opaqueInput: opaqueMember(doc, "input")}, nil
+	quick, _ := compileQuick(s)
+	return &CaseSchema{schema: s, quick: quick, opaqueInput: opaqueMember(doc, "input")}, nil
 }
 
 // Keywords that say nothing about an instance.
@@ -156,7 +168,7 @@ func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, 
 		return nil, &suite.InputError{File: file, Line: line, Msg: err.Error()}
 	}
 	if p.schema != nil {
-		if err := p.schema.schema.Validate(v); err != nil {
+		if err := p.schema.Validate(v); err != nil {
 			field, msg := schemaProblem(err)
 			return nil, &suite.InputError{File: file, Line: line, Field: field, Msg: "breaks case.schema.json: " + msg}
 		}
