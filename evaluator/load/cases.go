@@ -249,15 +249,21 @@ func schemaProblem(err error) (field, msg string) {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			loc := e.InstanceLocation
+			loc, msg := e.InstanceLocation, ""
 			// Name the missing or unexpected property itself, not its parent.
 			switch k := e.ErrorKind.(type) {
 			case *kind.Required:
 				loc = append(slices.Clip(loc), k.Missing[0])
 			case *kind.AdditionalProperties:
-				loc = append(slices.Clip(loc), k.Properties[0])
+				// The library lists them in map order; sort for a stable message.
+				names := slices.Sorted(slices.Values(k.Properties))
+				loc = append(slices.Clip(loc), names[0])
+				msg = "additional properties '" + strings.Join(names, "', '") + "' not allowed"
 			}
-			all = append(all, problem{loc: loc, msg: leafMessage(e), depth: len(loc)})
+			if msg == "" {
+				msg = leafMessage(e)
+			}
+			all = append(all, problem{loc: loc, msg: msg, depth: len(loc)})
 		}
 		for _, c := range e.Causes {
 			walk(c)

@@ -60,6 +60,13 @@ func (d *jsonDecoder) text() ([]byte, error) {
 // string reads the next string as a Go string.
 func (d *jsonDecoder) string() (string, error) {
 	b, err := d.text()
+	return string(b), err
+}
+
+// symbol is string for text that repeats from line to line, such as
+// member names: each distinct one is allocated once.
+func (d *jsonDecoder) symbol() (string, error) {
+	b, err := d.text()
 	return d.intern(b), err
 }
 
@@ -125,7 +132,7 @@ func (d *jsonDecoder) readObject(text []byte, rawMember string, opaque bool) (ma
 	obj := map[string]any{}
 	var raw []byte
 	for d.dec.PeekKind() != '}' {
-		name, err := d.string()
+		name, err := d.symbol()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -179,7 +186,7 @@ func (d *jsonDecoder) value() (any, error) {
 		}
 		obj := map[string]any{}
 		for d.dec.PeekKind() != '}' {
-			name, err := d.string()
+			name, err := d.symbol()
 			if err != nil {
 				return nil, err
 			}

@@ -311,3 +311,18 @@ func TestSchemaConstrainsInput(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The library lists unexpected members in map order; the message must not
+// change from run to run.
+func TestSchemaMessageIsStable(t *testing.T) {
+	s := sampleSuite(t)
+	schema := sampleSchema(t)
+	line := `{"zeta":1,"case_id":"ER-1","alpha":2,"title":"t","severity":"minor","input":{},"expected":{"decision":"no_op","tool_calls":[],"citations":[],"forbidden_tools":[]},"mid":3}`
+	const want = "cases.jsonl:1: alpha: breaks case.schema.json: additional properties 'alpha', 'mid', 'zeta' not allowed"
+	for range 20 {
+		_, err := Cases("cases.jsonl", strings.NewReader(line), schema, s.Policy, false)
+		if err == nil || err.Error() != want {
+			t.Fatalf("error = %v\nwant    %s", err, want)
+		}
+	}
+}

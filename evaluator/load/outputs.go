@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
@@ -53,32 +52,35 @@ func Outputs(file string, r io.Reader, s *suite.Suite, yield func(*suite.Output)
 func parseOutput(d *jsonDecoder, file string, line int, text []byte) (*suite.Output, error) {
 	r := &fieldReader{file: file, line: line}
 	o := &suite.Output{Line: line}
-	var seen [len(outputFields)]bool
+	var seen uint8 // bit i is set once outputFields[i] is read; the cases below follow its order
 	err := d.read(text, func() error {
-		return d.members(r, place{index: -1}, func(name string) error {
-			i := slices.Index(outputFields[:], name)
-			if i < 0 {
-				return d.dec.SkipValue()
-			}
-			seen[i] = true
+		return d.members(r, place{index: -1}, func(name []byte) error {
 			var err error
-			switch at := at(name); name {
+			switch string(name) {
 			case "case_id":
-				o.CaseID, err = d.str(r, at)
+				seen |= 1 << 0
+				o.CaseID, err = d.str(r, at("case_id"))
 			case "decision":
+				seen |= 1 << 1
 				var s string
-				s, err = d.str(r, at)
+				s, err = d.sym(r, at("decision"))
 				if o.Decision = suite.Decision(s); err == nil && r.err == nil && !o.Decision.Valid() {
-					r.fail(name, "unknown decision %q: use approve, request_receipt, escalate_finance, reject or no_op", s)
+					r.fail("decision", "unknown decision %q: use approve, request_receipt, escalate_finance, reject or no_op", s)
 				}
 			case "tool_calls":
-				o.ToolCalls, err = d.toolCalls(r, at)
+				seen |= 1 << 2
+				o.ToolCalls, err = d.toolCalls(r, at("tool_calls"))
 			case "citations":
-				o.Citations, err = d.strs(r, at)
+				seen |= 1 << 3
+				o.Citations, err = d.syms(r, at("citations"))
 			case "latency_ms":
-				o.LatencyMS, err = d.nonNegative(r, at)
+				seen |= 1 << 4
+				o.LatencyMS, err = d.nonNegative(r, at("latency_ms"))
 			case "cost_usd":
-				o.CostUSD, err = d.nonNegative(r, at)
+				seen |= 1 << 5
+				o.CostUSD, err = d.nonNegative(r, at("cost_usd"))
+			default:
+				err = d.dec.SkipValue()
 			}
 			return err
 		})
@@ -87,7 +89,7 @@ func parseOutput(d *jsonDecoder, file string, line int, text []byte) (*suite.Out
 		return nil, &suite.InputError{File: file, Line: line, Msg: err.Error()}
 	}
 	for i, name := range outputFields {
-		if !seen[i] {
+		if seen&(1<<i) == 0 {
 			r.fail(name, "missing required field")
 		}
 	}

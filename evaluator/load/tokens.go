@@ -67,9 +67,9 @@ func (d *jsonDecoder) expect(r *fieldReader, p place, want jsontext.Kind, wantNa
 	return true, nil
 }
 
-// members calls member with each member name of an object; member must
-// consume the value.
-func (d *jsonDecoder) members(r *fieldReader, p place, member func(name string) error) error {
+// members calls member with each member name of an object; the name is
+// valid only until member reads, and member must consume the value.
+func (d *jsonDecoder) members(r *fieldReader, p place, member func(name []byte) error) error {
 	if ok, err := d.expect(r, p, '{', "an object"); !ok {
 		return err
 	}
@@ -77,7 +77,7 @@ func (d *jsonDecoder) members(r *fieldReader, p place, member func(name string) 
 		return err
 	}
 	for d.dec.PeekKind() != '}' {
-		name, err := d.string()
+		name, err := d.text()
 		if err != nil {
 			return err
 		}
@@ -114,10 +114,19 @@ func (d *jsonDecoder) str(r *fieldReader, p place) (string, error) {
 	return d.string()
 }
 
-func (d *jsonDecoder) strs(r *fieldReader, p place) ([]string, error) {
+// sym is str for text that repeats from line to line.
+func (d *jsonDecoder) sym(r *fieldReader, p place) (string, error) {
+	if ok, err := d.expect(r, p, '"', "a string"); !ok {
+		return "", err
+	}
+	return d.symbol()
+}
+
+// syms reads an array of strings that repeat from line to line.
+func (d *jsonDecoder) syms(r *fieldReader, p place) ([]string, error) {
 	out := []string{}
 	err := d.elements(r, p, func(i int) error {
-		s, err := d.str(r, p.elem(i))
+		s, err := d.sym(r, p.elem(i))
 		out = append(out, s)
 		return err
 	})
@@ -151,11 +160,11 @@ func (d *jsonDecoder) toolCalls(r *fieldReader, p place) ([]suite.ToolCall, erro
 		call := p.elem(i)
 		var tc suite.ToolCall
 		var hasName, hasArgs bool
-		err := d.members(r, call, func(name string) error {
-			switch name {
+		err := d.members(r, call, func(name []byte) error {
+			switch string(name) {
 			case "name":
 				hasName = true
-				s, err := d.str(r, call.member("name"))
+				s, err := d.sym(r, call.member("name"))
 				if err == nil && r.err == nil && s == "" {
 					r.fail(call.member("name").String(), "must not be empty")
 				}
