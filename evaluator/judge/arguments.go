@@ -37,6 +37,9 @@ func (m Mismatch) String() string {
 // same length matching element by element; scalars must be equal JSON
 // values, numbers by numeric value. Mismatches come in path order.
 func CompareArguments(expected, actual map[string]any) []Mismatch {
+	if objectMatches(expected, actual) {
+		return nil
+	}
 	var ms []Mismatch
 	compareObject("arguments", expected, actual, &ms)
 	return ms
@@ -88,6 +91,38 @@ func compare(path string, exp, act any, ms *[]Mismatch) {
 		}
 	}
 	*ms = append(*ms, Mismatch{Path: path, Expected: exp, Actual: act})
+}
+
+// matches and objectMatches are compare without paths or allocations,
+// for the common case where everything matches.
+func matches(exp, act any) bool {
+	switch e := exp.(type) {
+	case map[string]any:
+		a, ok := act.(map[string]any)
+		return ok && objectMatches(e, a)
+	case []any:
+		a, ok := act.([]any)
+		if !ok || len(a) != len(e) {
+			return false
+		}
+		for i := range e {
+			if !matches(e[i], a[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return EqualScalars(exp, act)
+}
+
+func objectMatches(exp, act map[string]any) bool {
+	for k, e := range exp {
+		a, ok := act[k]
+		if !ok || !matches(e, a) {
+			return false
+		}
+	}
+	return true
 }
 
 // KeySegment extends a path with an object key: ".key" where the key reads

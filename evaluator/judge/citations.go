@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
@@ -53,6 +54,9 @@ func (c CitationCheck) String() string {
 }
 
 func citationProblems(expected, actual []string, p *suite.Policy) []string {
+	if citationsOK(expected, actual, p) {
+		return nil
+	}
 	var problems []string
 	cited := make(map[string]bool, len(actual))
 	for _, id := range actual {
@@ -75,4 +79,20 @@ func citationProblems(expected, actual []string, p *suite.Policy) []string {
 		}
 	}
 	return problems
+}
+
+// citationsOK is the common case of citationProblems without allocating:
+// every expected rule cited and every citation current.
+func citationsOK(expected, actual []string, p *suite.Policy) bool {
+	for _, id := range expected {
+		if !slices.Contains(actual, id) {
+			return false
+		}
+	}
+	for _, id := range actual {
+		if _, ok := p.Rule(id); !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -38,6 +38,12 @@ func FuzzCompareArguments(f *testing.F) {
 			t.Fatalf("a value does not match itself: %v", paths(self))
 		}
 		want := paths(CompareArguments(exp, act))
+		// The allocation-free check agrees with the full comparison.
+		var full []Mismatch
+		compareObject("arguments", exp, act, &full)
+		if objectMatches(exp, act) != (len(full) == 0) || !slices.Equal(paths(full), want) {
+			t.Fatalf("fast check %v, full comparison %v", objectMatches(exp, act), paths(full))
+		}
 		e2, a2 := jsontest.Respace(exp), jsontest.Respace(act)
 		exp2, ok1 := decodeObject(string(e2))
 		act2, ok2 := decodeObject(string(a2))

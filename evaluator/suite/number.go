@@ -3,6 +3,7 @@ package suite
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -12,6 +13,10 @@ import (
 // literals carry no meaning for money or milliseconds and would only make
 // exact arithmetic slow.
 const maxNumberLen = 64
+
+// maxExponent bounds the exponent of such a literal; every float64 can be
+// written within it.
+const maxExponent = 400
 
 // Number is a JSON number kept as its literal text, so that sums and
 // comparisons of money are exact decimals rather than binary floats.
@@ -29,6 +34,13 @@ func ParseNumber(lit string) (Number, error) {
 	}
 	if _, err := strconv.ParseFloat(lit, 64); err != nil {
 		return Number{}, fmt.Errorf("%s is out of range", lit)
+	}
+	// 0e99999999999 is zero and 1e-99999 underflows quietly, but exact
+	// arithmetic on such exponents would be slow or impossible.
+	if i := strings.IndexAny(lit, "eE"); i >= 0 {
+		if e, err := strconv.Atoi(strings.TrimPrefix(lit[i+1:], "+")); err != nil || e > maxExponent || e < -maxExponent {
+			return Number{}, fmt.Errorf("%s has an exponent beyond ±%d", lit, maxExponent)
+		}
 	}
 	return Number{lit: lit}, nil
 }
@@ -152,35 +164,134 @@ func ValidNumber(s string) bool {
 
 // DecimalSum adds numbers exactly, as a whole number of units of the
 // smallest decimal place seen so far; unlike big.Rat it never reduces a
-// fraction, which keeps summing many prices cheap. The zero value is 0.
+// fraction, which keeps summing many prices cheap. While the sum fits an
+// int64 it does no big arithmetic at all. The zero value is 0.
 type DecimalSum struct {
-	units big.Int // the sum in units of 10^exp
+	small int64    // the sum in units of 10^exp, while big is nil
+	big   *big.Int // the sum in units of 10^exp, once small overflowed
 	exp   int
 	part  big.Int // scratch for the next addend
 }
 
 // Add adds n to the sum.
 func (s *DecimalSum) Add(n Number) {
+	if s.big == nil {
+		if mant, exp, ok := n.smallDecimal(); ok && s.addSmall(mant, exp) {
+			return
+		}
+		s.big = big.NewInt(s.small)
+	}
 	mant, exp := n.decimal(&s.part)
-	if s.units.Sign() == 0 || exp < s.exp {
-		if s.units.Sign() != 0 {
-			s.units.Mul(&s.units, pow10(s.exp-exp))
+	if s.big.Sign() == 0 || exp < s.exp {
+		if s.big.Sign() != 0 {
+			s.big.Mul(s.big, pow10(s.exp-exp))
 		}
 		s.exp = exp
 	}
 	if exp > s.exp {
 		mant.Mul(mant, pow10(exp-s.exp))
 	}
-	s.units.Add(&s.units, mant)
+	s.big.Add(s.big, mant)
+}
+
+// addSmall adds mant × 10^exp in int64 arithmetic; it changes nothing and
+// reports false when that would overflow.
+func (s *DecimalSum) addSmall(mant int64, exp int) bool {
+	if s.small == 0 {
+		s.small, s.exp = mant, exp
+		return true
+	}
+	sum, sumExp := s.small, s.exp
+	var ok bool
+	switch {
+	case exp < sumExp:
+		if sum, ok = scale(sum, sumExp-exp); !ok {
+			return false
+		}
+		sumExp = exp
+	case exp > sumExp:
+		if mant, ok = scale(mant, exp-sumExp); !ok {
+			return false
+		}
+	}
+	total := sum + mant
+	if (mant > 0 && total < sum) || (mant < 0 && total > sum) {
+		return false
+	}
+	s.small, s.exp = total, sumExp
+	return true
+}
+
+// scale returns x × 10^k, or false if that overflows an int64.
+func scale(x int64, k int) (int64, bool) {
+	if x == 0 {
+		return 0, true
+	}
+	if k > 18 {
+		return 0, false
+	}
+	p := int64(1)
+	for range k {
+		p *= 10
+	}
+	if x > math.MaxInt64/p || x < -math.MaxInt64/p {
+		return 0, false
+	}
+	return x * p, true
 }
 
 // Rat returns the sum.
 func (s *DecimalSum) Rat() *big.Rat {
-	r := new(big.Rat).SetInt(&s.units)
+	units := s.big
+	if units == nil {
+		units = big.NewInt(s.small)
+	}
+	r := new(big.Rat).SetInt(units)
 	if s.exp < 0 {
 		return r.Quo(r, new(big.Rat).SetInt(pow10(-s.exp)))
 	}
 	return r.Mul(r, new(big.Rat).SetInt(pow10(s.exp)))
+}
+
+// smallDecimal splits the literal into mant × 10^exp without allocating,
+// when the mantissa has at most 18 digits and the exponent is short.
+func (n Number) smallDecimal() (mant int64, exp int, ok bool) {
+	lit := n.String()
+	i, neg := 0, false
+	if lit[0] == '-' {
+		neg, i = true, 1
+	}
+	digits, frac := 0, 0
+	inFrac := false
+	for ; i < len(lit); i++ {
+		c := lit[i]
+		switch {
+		case c == '.':
+			inFrac = true
+			continue
+		case c == 'e' || c == 'E':
+			e, err := strconv.Atoi(strings.TrimPrefix(lit[i+1:], "+"))
+			if err != nil || e > 1e6 || e < -1e6 {
+				return 0, 0, false
+			}
+			exp = e
+			i = len(lit)
+			continue
+		}
+		if mant != 0 || c != '0' {
+			if digits++; digits > 18 {
+				return 0, 0, false
+			}
+		}
+		mant = mant*10 + int64(c-'0')
+		if inFrac {
+			frac++
+		}
+	}
+	if neg {
+		mant = -mant
+	}
+	return mant, exp - frac, true
 }
 
 // decimal splits the literal into mant × 10^exp, mant written into z.

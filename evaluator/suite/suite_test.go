@@ -90,13 +90,13 @@ func TestParsePolicyErrors(t *testing.T) {
 }
 
 func TestNumber(t *testing.T) {
-	good := []string{"0", "-0", "12.5", "1e3", "0.025", "1E-2"}
+	good := []string{"0", "-0", "12.5", "1e3", "0.025", "1E-2", "1e-400", "4.9e-324", "1.7976931348623157E+308", "0e400"}
 	for _, lit := range good {
 		if _, err := ParseNumber(lit); err != nil {
 			t.Errorf("ParseNumber(%q): %v", lit, err)
 		}
 	}
-	bad := []string{"", "01", "+1", "1e999", "NaN", "0x10", " 1", "1.", ".5", "-", "1e", "1e+", "1.e3", "--1", "1 ", "Infinity", strings.Repeat("1", 65)}
+	bad := []string{"", "01", "+1", "1e999", "NaN", "0x10", " 1", "1.", ".5", "-", "1e", "1e+", "1.e3", "--1", "1 ", "Infinity", strings.Repeat("1", 65), "0e10000000000000000000", "1e-401", "0E+401", "1e99999999999999999999"}
 	for _, lit := range bad {
 		if _, err := ParseNumber(lit); err == nil {
 			t.Errorf("ParseNumber(%q) accepted", lit)
@@ -168,6 +168,14 @@ func TestDecimalSum(t *testing.T) {
 		{[]string{"1e3", "0.001", "-1"}, "999001/1000"},
 		{[]string{"12.50", "1E-2", "0"}, "1251/100"},
 		{[]string{"0", "0.0", "-0"}, "0"},
+		// Past int64: a long mantissa, a sum that overflows, exponents
+		// far apart, and back below zero.
+		{[]string{"92233720368547758070", "1"}, "92233720368547758071"},
+		{[]string{"900000000000000000", "900000000000000000", "0.5"}, "3600000000000000001/2"},
+		{[]string{"1e-30", "1"}, "1000000000000000000000000000001/1000000000000000000000000000000"},
+		{[]string{"1", "1e-30", "-1"}, "1/1000000000000000000000000000000"},
+		{[]string{"-9e18", "-9e18"}, "-18000000000000000000"},
+		{[]string{"1E+2", "-0.5e1"}, "95"},
 	}
 	for _, tt := range tests {
 		var s DecimalSum
@@ -180,4 +188,25 @@ func TestDecimalSum(t *testing.T) {
 			t.Errorf("sum of %v = %s, want %s", tt.add, got.RatString(), tt.want)
 		}
 	}
+}
+
+// FuzzDecimalSum checks the sum against exact rational arithmetic.
+func FuzzDecimalSum(f *testing.F) {
+	f.Add("0.0125", "1e-7", "900000000000000000")
+	f.Add("-0", "12.50", "1E+3")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		var s DecimalSum
+		want := new(big.Rat)
+		for _, lit := range []string{a, b, c} {
+			n, err := ParseNumber(lit)
+			if err != nil || len(lit) > 40 {
+				return
+			}
+			s.Add(n)
+			want.Add(want, n.Rat())
+		}
+		if got := s.Rat(); got.Cmp(want) != 0 {
+			t.Fatalf("sum of %q %q %q = %s, want %s", a, b, c, got.RatString(), want.RatString())
+		}
+	})
 }
