@@ -116,7 +116,7 @@ func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 	}
 	exp := &c.Expected
 	if len(exp.ToolCalls) == 1 {
-		p.ExpectedCall = &CallView{Name: exp.ToolCalls[0].Name, Lines: jsonLines("arguments", exp.ToolCalls[0].Arguments)}
+		p.ExpectedCall = &CallView{Name: exp.ToolCalls[0].Name, Lines: jsonLines("arguments", exp.ToolCalls[0].Arguments.Map())}
 	}
 	var called []string
 	var cited []string
@@ -135,7 +135,7 @@ func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 		}
 		for _, call := range out.ToolCalls {
 			called = append(called, call.Name)
-			cv := CallView{Name: call.Name, Lines: jsonLines("arguments", call.Arguments)}
+			cv := CallView{Name: call.Name, Lines: jsonLines("arguments", call.Arguments.Map())}
 			markMismatches(cv.Lines, mismatches, false)
 			switch {
 			case exp.Forbids(call.Name):

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator/judge"
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 func decode(t testing.TB, s string) map[string]any {
@@ -61,7 +62,7 @@ func TestMismatchPathsAreShown(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			exp, act := decode(t, tt.expected), decode(t, tt.actual)
-			ms := judge.CompareArguments(exp, act)
+			ms := judge.CompareArguments(suite.NewObject(exp), suite.NewObject(act))
 			lines := jsonLines("arguments", exp)
 			markMismatches(lines, ms, true)
 			var got []string
@@ -91,7 +92,7 @@ func FuzzMismatchPathsAreShown(f *testing.F) {
 		if err1 != nil || err2 != nil {
 			return
 		}
-		ms := judge.CompareArguments(exp, act)
+		ms := judge.CompareArguments(suite.NewObject(exp), suite.NewObject(act))
 		expLines, actLines := jsonLines("arguments", exp), jsonLines("arguments", act)
 		markMismatches(expLines, ms, true)
 		markMismatches(actLines, ms, false)

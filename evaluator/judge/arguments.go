@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // Mismatch is one required argument that the actual call lacks or gets
@@ -36,7 +37,7 @@ func (m Mismatch) String() string {
 // matching, and allows extra keys; an expected array needs an array of the
 // same length matching element by element; scalars must be equal JSON
 // values, numbers by numeric value. Mismatches come in path order.
-func CompareArguments(expected, actual map[string]any) []Mismatch {
+func CompareArguments(expected, actual suite.Object) []Mismatch {
 	if objectMatches(expected, actual) {
 		return nil
 	}
@@ -45,30 +46,28 @@ func CompareArguments(expected, actual map[string]any) []Mismatch {
 	return ms
 }
 
-func compareObject(path string, exp, act map[string]any, ms *[]Mismatch) {
-	keys := make([]string, 0, len(exp))
-	for k := range exp {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		e := exp[k]
-		a, ok := act[k]
+// compareObject walks both objects' members in name order at once.
+func compareObject(path string, exp, act suite.Object, ms *[]Mismatch) {
+	j := 0
+	for _, m := range exp {
+		for j < len(act) && act[j].Name < m.Name {
+			j++
+		}
 		switch {
-		case !ok:
-			*ms = append(*ms, Mismatch{Path: path + KeySegment(k), Expected: e, Missing: true})
-		case !isContainer(e) && EqualScalars(e, a):
+		case j == len(act) || act[j].Name != m.Name:
+			*ms = append(*ms, Mismatch{Path: path + KeySegment(m.Name), Expected: m.Value, Missing: true})
+		case !isContainer(m.Value) && EqualScalars(m.Value, act[j].Value):
 			// Equal scalars, the common case, need no path.
 		default:
-			compare(path+KeySegment(k), e, a, ms)
+			compare(path+KeySegment(m.Name), m.Value, act[j].Value, ms)
 		}
 	}
 }
 
 func compare(path string, exp, act any, ms *[]Mismatch) {
 	switch e := exp.(type) {
-	case map[string]any:
-		if a, ok := act.(map[string]any); ok {
+	case suite.Object:
+		if a, ok := act.(suite.Object); ok {
 			compareObject(path, e, a, ms)
 			return
 		}
@@ -97,8 +96,8 @@ func compare(path string, exp, act any, ms *[]Mismatch) {
 // for the common case where everything matches.
 func matches(exp, act any) bool {
 	switch e := exp.(type) {
-	case map[string]any:
-		a, ok := act.(map[string]any)
+	case suite.Object:
+		a, ok := act.(suite.Object)
 		return ok && objectMatches(e, a)
 	case []any:
 		a, ok := act.([]any)
@@ -115,10 +114,13 @@ func matches(exp, act any) bool {
 	return EqualScalars(exp, act)
 }
 
-func objectMatches(exp, act map[string]any) bool {
-	for k, e := range exp {
-		a, ok := act[k]
-		if !ok || !matches(e, a) {
+func objectMatches(exp, act suite.Object) bool {
+	j := 0
+	for _, m := range exp {
+		for j < len(act) && act[j].Name < m.Name {
+			j++
+		}
+		if j == len(act) || act[j].Name != m.Name || !matches(m.Value, act[j].Value) {
 			return false
 		}
 	}
@@ -144,7 +146,7 @@ func KeySegment(k string) string {
 
 func isContainer(v any) bool {
 	switch v.(type) {
-	case map[string]any, []any:
+	case suite.Object, []any:
 		return true
 	}
 	return false

@@ -9,10 +9,10 @@ import (
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
-func decodeObject(s string) (map[string]any, bool) {
+func decodeObject(s string) (suite.Object, bool) {
 	v, err := jsontest.Decode([]byte(s))
 	m, ok := v.(map[string]any)
-	return m, err == nil && ok
+	return suite.NewObject(m), err == nil && ok
 }
 
 func paths(ms []Mismatch) []string {
@@ -44,7 +44,7 @@ func FuzzCompareArguments(f *testing.F) {
 		if objectMatches(exp, act) != (len(full) == 0) || !slices.Equal(paths(full), want) {
 			t.Fatalf("fast check %v, full comparison %v", objectMatches(exp, act), paths(full))
 		}
-		e2, a2 := jsontest.Respace(exp), jsontest.Respace(act)
+		e2, a2 := jsontest.Respace(exp.Map()), jsontest.Respace(act.Map())
 		exp2, ok1 := decodeObject(string(e2))
 		act2, ok2 := decodeObject(string(a2))
 		if !ok1 || !ok2 {

@@ -24,7 +24,7 @@ func testPolicy(t testing.TB) *suite.Policy {
 }
 
 // decode reads a JSON object the way the loader does, numbers as literals.
-func decode(t testing.TB, s string) map[string]any {
+func decode(t testing.TB, s string) suite.Object {
 	t.Helper()
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
@@ -32,7 +32,7 @@ func decode(t testing.TB, s string) map[string]any {
 	if err := dec.Decode(&m); err != nil {
 		t.Fatalf("decode %s: %v", s, err)
 	}
-	return m
+	return suite.NewObject(m)
 }
 
 func rejectCase(t testing.TB) *suite.Case {

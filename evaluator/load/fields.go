@@ -89,6 +89,15 @@ func (d *jsonDecoder) intern(b []byte) string {
 // tree holds an empty object in its place: its text is checked, not
 // decoded.
 func (d *jsonDecoder) decode(text []byte, rawMember string, opaque bool) (v any, raw []byte, err error) {
+	if jsontext.Value(text).IsValid() {
+		v, raw = d.quickDecode(text, rawMember, opaque)
+		return v, raw, nil
+	}
+	return d.decodeTokens(text, rawMember, opaque)
+}
+
+// decodeTokens is decode token by token, which words a syntax error.
+func (d *jsonDecoder) decodeTokens(text []byte, rawMember string, opaque bool) (v any, raw []byte, err error) {
 	err = d.read(text, func() (err error) {
 		if rawMember != "" && d.dec.PeekKind() == '{' {
 			v, raw, err = d.readObject(text, rawMember, opaque)
@@ -329,7 +338,7 @@ func (r *fieldReader) toolCalls(v any, path string) []suite.ToolCall {
 		obj := r.object(e, p)
 		name := r.nonEmpty(r.field(obj, p, "name"), join(p, "name"))
 		args := r.object(r.field(obj, p, "arguments"), join(p, "arguments"))
-		calls = append(calls, suite.ToolCall{Name: name, Arguments: args})
+		calls = append(calls, suite.ToolCall{Name: name, Arguments: suite.NewObject(args)})
 	}
 	return calls
 }

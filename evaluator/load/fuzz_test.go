@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/releasegate/releasegate/evaluator/internal/jsontest"
 	"github.com/releasegate/releasegate/evaluator/judge"
 	"github.com/releasegate/releasegate/evaluator/suite"
@@ -135,4 +137,39 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 		t.Fatalf("not JSON: %q %q", a, b)
 	}
 	return reflect.DeepEqual(va, vb)
+}
+
+// FuzzQuickPaths holds the fast paths for valid lines to the token
+// decoder: the same values, and a fast output only where the decoder
+// finds nothing wrong.
+func FuzzQuickPaths(f *testing.F) {
+	for _, name := range []string{CasesFile, "outputs/baseline-v1.jsonl", "outputs/candidate-v2.jsonl"} {
+		for _, l := range sampleLines(f, name) {
+			f.Add(string(l.text))
+		}
+	}
+	f.Add(`{"case_id":"A","decision":"no_op","tool_calls":[],"citations":[],"latency_ms":1e2,"cost_usd":-0,"x":{"y":[true,false,null,"\u00e9\n"]}}`)
+	f.Add(`{"case\u005fid":"A","decision":"approve","tool_calls":[{"name":"n","arguments":{"a":[1,{"b":"c"}]},"extra":1}],"citations":["x"],"latency_ms":0.5,"cost_usd":1E-3}`)
+	f.Fuzz(func(t *testing.T, line string) {
+		text := []byte(line)
+		if !jsontext.Value(text).IsValid() {
+			return
+		}
+		d := newJSONDecoder()
+		for _, opaque := range []bool{false, true} {
+			quick, quickRaw := d.quickDecode(text, "input", opaque)
+			slow, slowRaw, err := newJSONDecoder().decodeTokens(text, "input", opaque)
+			if err != nil || !reflect.DeepEqual(quick, slow) || !bytes.Equal(quickRaw, slowRaw) {
+				t.Fatalf("opaque %v: quick %v %q, tokens %v %q (%v)", opaque, quick, quickRaw, slow, slowRaw, err)
+			}
+		}
+		quick, ok := d.quickOutput(text, 1)
+		slow, err := parseOutputTokens(newJSONDecoder(), "o.jsonl", 1, text)
+		switch {
+		case ok && err != nil:
+			t.Fatalf("fast path accepted what the decoder refuses: %v", err)
+		case ok && !reflect.DeepEqual(quick, slow):
+			t.Fatalf("fast %+v, tokens %+v", quick, slow)
+		}
+	})
 }

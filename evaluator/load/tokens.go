@@ -176,7 +176,8 @@ func (d *jsonDecoder) toolCalls(r *fieldReader, p place) ([]suite.ToolCall, erro
 					return err
 				}
 				v, err := d.value()
-				tc.Arguments, _ = v.(map[string]any)
+				args, _ := v.(map[string]any)
+				tc.Arguments = suite.NewObject(args)
 				return err
 			}
 			return d.dec.SkipValue()

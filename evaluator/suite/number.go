@@ -32,12 +32,13 @@ func ParseNumber(lit string) (Number, error) {
 	if !ValidNumber(lit) {
 		return Number{}, fmt.Errorf("%q is not a JSON number", lit)
 	}
-	if _, err := strconv.ParseFloat(lit, 64); err != nil {
-		return Number{}, fmt.Errorf("%s is out of range", lit)
-	}
-	// 0e99999999999 is zero and 1e-99999 underflows quietly, but exact
-	// arithmetic on such exponents would be slow or impossible.
+	// Without an exponent, 64 characters cannot leave the float64 range.
 	if i := strings.IndexAny(lit, "eE"); i >= 0 {
+		if _, err := strconv.ParseFloat(lit, 64); err != nil {
+			return Number{}, fmt.Errorf("%s is out of range", lit)
+		}
+		// 0e99999999999 is zero and 1e-99999 underflows quietly, but
+		// exact arithmetic on such exponents would be slow or impossible.
 		if e, err := strconv.Atoi(strings.TrimPrefix(lit[i+1:], "+")); err != nil || e > maxExponent || e < -maxExponent {
 			return Number{}, fmt.Errorf("%s has an exponent beyond ±%d", lit, maxExponent)
 		}

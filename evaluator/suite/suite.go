@@ -71,8 +71,8 @@ func SafeID(s string) bool { return safeID.MatchString(s) }
 // Arguments hold JSON values as decoded with json.Decoder.UseNumber, so
 // numbers keep their literal text and compare exactly.
 type ToolCall struct {
-	Name      string         `json:"name"`
-	Arguments map[string]any `json:"arguments"`
+	Name      string `json:"name"`
+	Arguments Object `json:"arguments"`
 }
 
 // Expected is what a case requires of the agent.

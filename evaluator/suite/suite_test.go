@@ -3,6 +3,7 @@ package suite
 import (
 	"encoding/json"
 	"math/big"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -209,4 +210,46 @@ func FuzzDecimalSum(f *testing.F) {
 			t.Fatalf("sum of %q %q %q = %s, want %s", a, b, c, got.RatString(), want.RatString())
 		}
 	})
+}
+
+func TestObject(t *testing.T) {
+	src := `{"b":[1,{"z":true,"a":null}],"a":{"y":"<x>","x":1.50},"":"empty","é":"accent"}`
+	dec := json.NewDecoder(strings.NewReader(src))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	o := NewObject(m)
+	var names []string
+	for _, mem := range o {
+		names = append(names, mem.Name)
+	}
+	if strings.Join(names, ",") != ",a,b,é" {
+		t.Errorf("members in order %q", names)
+	}
+	if v, ok := o.Get("a"); !ok || v.(Object)[0].Name != "x" {
+		t.Errorf("Get(a) = %v, %v", v, ok)
+	}
+	if _, ok := o.Get("c"); ok {
+		t.Error("Get found a member that is not there")
+	}
+	if !reflect.DeepEqual(o.Map(), m) {
+		t.Errorf("Map() = %v, want %v", o.Map(), m)
+	}
+	// Encoded as the map it came from, HTML escaping left to the encoder.
+	for _, escape := range []bool{false, true} {
+		encode := func(v any) string {
+			var b strings.Builder
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(escape)
+			if err := enc.Encode(v); err != nil {
+				t.Fatal(err)
+			}
+			return b.String()
+		}
+		if got, want := encode(o), encode(m); got != want {
+			t.Errorf("escape %v: encoded %s, want %s", escape, got, want)
+		}
+	}
 }

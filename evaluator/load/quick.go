@@ -1,0 +1,331 @@
+package load
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/releasegate/releasegate/evaluator/suite"
+)
+
+// Most lines of a large suite or snapshot are well formed, and checking a
+// line's syntax in one pass costs a fraction of decoding it token by
+// token. So a line is first checked whole (syntax, UTF-8, unique member
+// names); if it passes, validScanner walks it with no error handling at
+// all, and gives up on the first thing that is not exactly what the
+// contract asks for. Any line it gives up on, and every invalid line, goes
+// through the token decoder, which words the error. The two paths build
+// the same values; FuzzQuickPaths holds them to that.
+
+// validScanner reads JSON text that jsontext has already accepted.
+type validScanner struct {
+	b []byte
+	i int
+	d *jsonDecoder // for its interning table and scratch space
+}
+
+func (s *validScanner) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// next skips white space, and a ',' or ':' before a value, and returns the
+// first byte of what follows.
+func (s *validScanner) next() byte {
+	s.space()
+	if c := s.b[s.i]; c == ',' || c == ':' {
+		s.i++
+		s.space()
+	}
+	return s.b[s.i]
+}
+
+// text reads a string and returns its unquoted bytes, valid until the
+// next string read.
+func (s *validScanner) text() []byte {
+	start := s.i
+	escaped := false
+	for s.i++; s.b[s.i] != '"'; s.i++ {
+		if s.b[s.i] == '\\' {
+			escaped = true
+			s.i++
+		}
+	}
+	s.i++
+	raw := s.b[start:s.i]
+	if !escaped {
+		return raw[1 : len(raw)-1]
+	}
+	s.d.unquoted, _ = jsontext.AppendUnquote(s.d.unquoted[:0], raw) // valid, so no error
+	return s.d.unquoted
+}
+
+// number reads a number literal.
+func (s *validScanner) number() []byte {
+	start := s.i
+	for ; s.i < len(s.b); s.i++ {
+		switch c := s.b[s.i]; {
+		case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
+			continue
+		}
+		break
+	}
+	return s.b[start:s.i]
+}
+
+// skip passes over one value.
+func (s *validScanner) skip() {
+	switch s.next() {
+	case '"':
+		s.text()
+	case '{', '[':
+		depth := 0
+		for {
+			switch s.b[s.i] {
+			case '"':
+				s.text()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			s.i++
+			if depth == 0 {
+				return
+			}
+		}
+	case 't', 'n':
+		s.i += 4
+	case 'f':
+		s.i += 5
+	default:
+		s.number()
+	}
+}
+
+// members calls member with each member name of the object that starts
+// here, until member returns false; it reports whether all were read.
+// The name is valid until member reads.
+func (s *validScanner) members(member func(name []byte) bool) bool {
+	s.next()
+	s.i++ // {
+	for s.next() != '}' {
+		if !member(s.text()) {
+			return false
+		}
+	}
+	s.i++
+	return true
+}
+
+// elements calls element for each element of the array that starts here,
+// until element returns false; it reports whether all were read.
+func (s *validScanner) elements(element func() bool) bool {
+	s.next()
+	s.i++ // [
+	for s.next() != ']' {
+		if !element() {
+			return false
+		}
+	}
+	s.i++
+	return true
+}
+
+// value builds the value that starts here, as jsonDecoder.value does.
+func (s *validScanner) value() any {
+	switch s.next() {
+	case '"':
+		return string(s.text())
+	case '{':
+		obj := map[string]any{}
+		s.members(func(name []byte) bool {
+			key := s.d.intern(name)
+			obj[key] = s.value()
+			return true
+		})
+		return obj
+	case '[':
+		arr := []any{}
+		s.elements(func() bool {
+			arr = append(arr, s.value())
+			return true
+		})
+		return arr
+	case 't':
+		s.i += 4
+		return true
+	case 'f':
+		s.i += 5
+		return false
+	case 'n':
+		s.i += 4
+		return nil
+	}
+	return json.Number(s.d.intern(s.number()))
+}
+
+// object builds the object that starts here as a suite.Object, and
+// objects inside it likewise.
+func (s *validScanner) object() suite.Object {
+	o := suite.Object{}
+	s.members(func(name []byte) bool {
+		key := s.d.intern(name)
+		o = append(o, suite.Member{Name: key, Value: s.member()})
+		return true
+	})
+	o.Sort()
+	return o
+}
+
+// member builds a value inside an object.
+func (s *validScanner) member() any {
+	switch s.next() {
+	case '{':
+		return s.object()
+	case '[':
+		arr := []any{}
+		s.elements(func() bool {
+			arr = append(arr, s.member())
+			return true
+		})
+		return arr
+	}
+	return s.value()
+}
+
+// quickDecode is decode for a line already found valid.
+func (d *jsonDecoder) quickDecode(text []byte, rawMember string, opaque bool) (v any, raw []byte) {
+	s := &validScanner{b: text, d: d}
+	if rawMember == "" || s.next() != '{' {
+		return s.value(), nil
+	}
+	obj := map[string]any{}
+	s.members(func(name []byte) bool {
+		key := d.intern(name)
+		start := s.i
+		if key == rawMember && opaque && s.next() == '{' {
+			s.skip()
+			obj[key] = map[string]any{}
+		} else {
+			obj[key] = s.value()
+		}
+		if key == rawMember {
+			raw = bytes.TrimLeft(text[start:s.i], ": \t\r\n")
+		}
+		return true
+	})
+	return obj, raw
+}
+
+// quickOutput is parseOutput for a line already found valid. It gives up,
+// returning false, on anything the contract does not allow.
+func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
+	s := &validScanner{b: text, d: d}
+	if s.next() != '{' {
+		return nil, false
+	}
+	o := &suite.Output{Line: line}
+	var seen uint8 // bit i is set once outputFields[i] is read
+	str := func(sym bool) (string, bool) {
+		if s.next() != '"' {
+			return "", false
+		}
+		if sym {
+			return d.intern(s.text()), true
+		}
+		return string(s.text()), true
+	}
+	number := func() (suite.Number, bool) {
+		if c := s.next(); c != '-' && (c < '0' || c > '9') {
+			return suite.Number{}, false
+		}
+		n, err := suite.ParseNumber(string(s.number()))
+		return n, err == nil && n.Sign() >= 0
+	}
+	ok := s.members(func(name []byte) bool {
+		var ok bool
+		switch string(name) {
+		case "case_id":
+			seen |= 1 << 0
+			o.CaseID, ok = str(false)
+		case "decision":
+			seen |= 1 << 1
+			var dec string
+			dec, ok = str(true)
+			o.Decision = suite.Decision(dec)
+			ok = ok && o.Decision.Valid()
+		case "tool_calls":
+			seen |= 1 << 2
+			o.ToolCalls, ok = s.toolCalls()
+		case "citations":
+			seen |= 1 << 3
+			if ok = s.next() == '['; ok {
+				o.Citations = []string{}
+				ok = s.elements(func() bool {
+					c, ok := str(true)
+					o.Citations = append(o.Citations, c)
+					return ok
+				})
+			}
+		case "latency_ms":
+			seen |= 1 << 4
+			o.LatencyMS, ok = number()
+		case "cost_usd":
+			seen |= 1 << 5
+			o.CostUSD, ok = number()
+		default:
+			s.skip()
+			ok = true
+		}
+		return ok
+	})
+	if !ok || seen != 1<<len(outputFields)-1 {
+		return nil, false
+	}
+	return o, true
+}
+
+// toolCalls reads an array of calls, each with a non-empty name and an
+// arguments object.
+func (s *validScanner) toolCalls() ([]suite.ToolCall, bool) {
+	if s.next() != '[' {
+		return nil, false
+	}
+	calls := []suite.ToolCall{}
+	ok := s.elements(func() bool {
+		if s.next() != '{' {
+			return false
+		}
+		var call suite.ToolCall
+		var hasName, hasArgs bool
+		ok := s.members(func(name []byte) bool {
+			switch string(name) {
+			case "name":
+				if s.next() != '"' {
+					return false
+				}
+				call.Name, hasName = s.d.intern(s.text()), true
+				return call.Name != ""
+			case "arguments":
+				if s.next() != '{' {
+					return false
+				}
+				call.Arguments, hasArgs = s.object(), true
+				return true
+			}
+			s.skip()
+			return true
+		})
+		calls = append(calls, call)
+		return ok && hasName && hasArgs
+	})
+	return calls, ok
+}
