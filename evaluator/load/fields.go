@@ -89,11 +89,57 @@ func (d *jsonDecoder) intern(b []byte) string {
 // tree holds an empty object in its place: its text is checked, not
 // decoded.
 func (d *jsonDecoder) decode(text []byte, rawMember string, opaque bool) (v any, raw []byte, err error) {
-	if jsontext.Value(text).IsValid() {
-		v, raw = d.quickDecode(text, rawMember, opaque)
+	if v, raw, ok := d.quickMembers(text, rawMember, opaque); ok {
 		return v, raw, nil
 	}
 	return d.decodeTokens(text, rawMember, opaque)
+}
+
+// quickMembers is decode for an object that is valid and well formed,
+// the common case. It checks each top-level member's value whole and
+// builds it from its checked text, so the member kept as written is
+// checked once and never walked. It reports false for anything else, and
+// the token decoder then finds the problem.
+func (d *jsonDecoder) quickMembers(text []byte, rawMember string, opaque bool) (map[string]any, []byte, bool) {
+	d.dec.Reset(bytes.NewBuffer(text)) // read in place, not copied
+	if d.dec.PeekKind() != '{' {
+		return nil, nil, false
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return nil, nil, false
+	}
+	obj := map[string]any{}
+	var raw []byte
+	s := &validScanner{d: d}
+	for d.dec.PeekKind() != '}' {
+		name, err := d.dec.ReadValue()
+		if err != nil || name.Kind() != '"' {
+			return nil, nil, false
+		}
+		s.b, s.i = name, 0
+		key := d.intern(s.text())
+		start := d.dec.InputOffset()
+		val, err := d.dec.ReadValue()
+		if err != nil {
+			return nil, nil, false
+		}
+		if key == rawMember {
+			raw = bytes.TrimLeft(text[start:d.dec.InputOffset()], ": \t\r\n")
+		}
+		if key == rawMember && opaque && val.Kind() == '{' {
+			obj[key] = map[string]any{}
+			continue
+		}
+		s.b, s.i = val, 0
+		obj[key] = s.value()
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return nil, nil, false
+	}
+	if _, err := d.dec.ReadToken(); err != io.EOF {
+		return nil, nil, false
+	}
+	return obj, raw, true
 }
 
 // decodeTokens is decode token by token, which words a syntax error.

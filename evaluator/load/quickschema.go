@@ -417,17 +417,20 @@ func (q *quickSchema) checkArray(arr []any) verdict {
 // uniqueItems compares strings, booleans and null exactly and leaves
 // arrays holding anything else to the library.
 func uniqueItems(arr []any) verdict {
-	seen := make(map[any]bool, len(arr))
-	for _, e := range arr {
+	for i, e := range arr {
 		switch e.(type) {
 		case nil, bool, string:
 		default:
 			return unsure
 		}
-		if seen[e] {
-			return no
+		if i > 32 {
+			return unsure // long arrays are left to the library
 		}
-		seen[e] = true
+		for _, f := range arr[:i] {
+			if e == f {
+				return no
+			}
+		}
 	}
 	return yes
 }
