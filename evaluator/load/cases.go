@@ -30,7 +30,7 @@ func (cs *CaseSchema) Validate(v any) error {
 	if cs.quick != nil && cs.quick.check(v) == yes {
 		return nil
 	}
-	return cs.schema.Validate(v)
+	return cs.schema.Validate(suite.ToTree(v))
 }
 
 // CompileSchema compiles a case schema (JSON Schema, draft 2020-12 unless

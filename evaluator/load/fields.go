@@ -12,7 +12,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
-// jsonDecoder decodes one JSON line at a time into maps, slices,
+// jsonDecoder decodes one JSON line at a time into suite.Objects, slices,
 // strings, booleans, nil and json.Number (the literal, so numbers compare
 // exactly). It is strict where encoding/json is lenient: a repeated member
 // name and invalid UTF-8 are errors, since either would let a line mean
@@ -100,7 +100,7 @@ func (d *jsonDecoder) decode(text []byte, rawMember string, opaque bool) (v any,
 // builds it from its checked text, so the member kept as written is
 // checked once and never walked. It reports false for anything else, and
 // the token decoder then finds the problem.
-func (d *jsonDecoder) quickMembers(text []byte, rawMember string, opaque bool) (map[string]any, []byte, bool) {
+func (d *jsonDecoder) quickMembers(text []byte, rawMember string, opaque bool) (suite.Object, []byte, bool) {
 	d.dec.Reset(bytes.NewBuffer(text)) // read in place, not copied
 	if d.dec.PeekKind() != '{' {
 		return nil, nil, false
@@ -108,7 +108,7 @@ func (d *jsonDecoder) quickMembers(text []byte, rawMember string, opaque bool) (
 	if _, err := d.dec.ReadToken(); err != nil {
 		return nil, nil, false
 	}
-	obj := map[string]any{}
+	obj := suite.Object{}
 	var raw []byte
 	s := &validScanner{d: d}
 	for d.dec.PeekKind() != '}' {
@@ -126,12 +126,14 @@ func (d *jsonDecoder) quickMembers(text []byte, rawMember string, opaque bool) (
 		if key == rawMember {
 			raw = bytes.TrimLeft(text[start:d.dec.InputOffset()], ": \t\r\n")
 		}
+		var v any
 		if key == rawMember && opaque && val.Kind() == '{' {
-			obj[key] = map[string]any{}
-			continue
+			v = suite.Object{}
+		} else {
+			s.b, s.i = val, 0
+			v = s.value()
 		}
-		s.b, s.i = val, 0
-		obj[key] = s.value()
+		obj = append(obj, suite.Member{Name: key, Value: v})
 	}
 	if _, err := d.dec.ReadToken(); err != nil {
 		return nil, nil, false
@@ -139,6 +141,7 @@ func (d *jsonDecoder) quickMembers(text []byte, rawMember string, opaque bool) (
 	if _, err := d.dec.ReadToken(); err != io.EOF {
 		return nil, nil, false
 	}
+	obj.Sort()
 	return obj, raw, true
 }
 
@@ -180,11 +183,11 @@ func (d *jsonDecoder) read(text []byte, value func() error) error {
 
 // readObject is value for a top-level object, keeping the text of one
 // member's value and, if opaque, not decoding it when it is an object.
-func (d *jsonDecoder) readObject(text []byte, rawMember string, opaque bool) (map[string]any, []byte, error) {
+func (d *jsonDecoder) readObject(text []byte, rawMember string, opaque bool) (suite.Object, []byte, error) {
 	if _, err := d.dec.ReadToken(); err != nil {
 		return nil, nil, err
 	}
-	obj := map[string]any{}
+	obj := suite.Object{}
 	var raw []byte
 	for d.dec.PeekKind() != '}' {
 		name, err := d.symbol()
@@ -197,7 +200,7 @@ func (d *jsonDecoder) readObject(text []byte, rawMember string, opaque bool) (ma
 			// ReadValue checks syntax, UTF-8 and member names as
 			// thoroughly as reading token by token.
 			_, err = d.dec.ReadValue()
-			v = map[string]any{}
+			v = suite.Object{}
 		} else {
 			v, err = d.value()
 		}
@@ -207,9 +210,10 @@ func (d *jsonDecoder) readObject(text []byte, rawMember string, opaque bool) (ma
 		if name == rawMember {
 			raw = bytes.TrimLeft(text[start:d.dec.InputOffset()], ": \t\r\n")
 		}
-		obj[name] = v
+		obj = append(obj, suite.Member{Name: name, Value: v})
 	}
 	_, err := d.dec.ReadToken()
+	obj.Sort()
 	return obj, raw, err
 }
 
@@ -239,7 +243,7 @@ func (d *jsonDecoder) value() (any, error) {
 		if _, err := d.dec.ReadToken(); err != nil {
 			return nil, err
 		}
-		obj := map[string]any{}
+		obj := suite.Object{}
 		for d.dec.PeekKind() != '}' {
 			name, err := d.symbol()
 			if err != nil {
@@ -249,9 +253,10 @@ func (d *jsonDecoder) value() (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			obj[name] = v
+			obj = append(obj, suite.Member{Name: name, Value: v})
 		}
 		_, err := d.dec.ReadToken()
+		obj.Sort()
 		return obj, err
 	}
 	tok, err := d.dec.ReadToken()
@@ -306,29 +311,29 @@ func typeName(v any) string {
 		return "a string"
 	case []any:
 		return "an array"
-	case map[string]any:
+	case suite.Object:
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
 }
 
 // field returns the required member key of obj.
-func (r *fieldReader) field(obj map[string]any, path, key string) any {
+func (r *fieldReader) field(obj suite.Object, path, key string) any {
 	if r.err != nil {
 		return nil
 	}
-	v, ok := obj[key]
+	v, ok := obj.Get(key)
 	if !ok {
 		r.fail(join(path, key), "missing required field")
 	}
 	return v
 }
 
-func (r *fieldReader) object(v any, path string) map[string]any {
+func (r *fieldReader) object(v any, path string) suite.Object {
 	if r.err != nil {
 		return nil
 	}
-	m, ok := v.(map[string]any)
+	m, ok := v.(suite.Object)
 	if !ok {
 		r.fail(path, "expected an object, got %s", typeName(v))
 	}
@@ -384,7 +389,7 @@ func (r *fieldReader) toolCalls(v any, path string) []suite.ToolCall {
 		obj := r.object(e, p)
 		name := r.nonEmpty(r.field(obj, p, "name"), join(p, "name"))
 		args := r.object(r.field(obj, p, "arguments"), join(p, "arguments"))
-		calls = append(calls, suite.ToolCall{Name: name, Arguments: suite.NewObject(args)})
+		calls = append(calls, suite.ToolCall{Name: name, Arguments: args})
 	}
 	return calls
 }

@@ -63,37 +63,58 @@ type numbered struct {
 // parseLines parses every line of r with parse on all cores, each core
 // with its own decoder, and returns the values in line order. Lines are
 // read and handed out in chunks, so memory holds the parsed values, not
-// the file. On failure it returns the error of the earliest bad line, so
-// the message does not depend on scheduling.
+// the file; parse must not keep the text it is given, which is reused.
+// On failure it returns the error of the earliest bad line, so the
+// message does not depend on scheduling.
 func parseLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, line int) (T, error)) ([]T, error) {
+	type span struct{ end, line int }
 	type chunk struct {
-		lines []numbered
+		text  []byte // the lines, one after another
+		spans []span // where each line ends in text, and its number
 		out   []T
 		err   error
 	}
 	const chunkLines = 256
+	workers := runtime.GOMAXPROCS(0)
 	jobs := make(chan *chunk)
+	// Parsed chunks hand their text back, so reading a large file
+	// allocates a few buffers rather than one per line.
+	free := make(chan []byte, 2*workers+2)
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	for range workers {
 		wg.Go(func() {
 			d := newJSONDecoder()
 			for c := range jobs {
-				c.out = make([]T, 0, len(c.lines))
-				for _, l := range c.lines {
-					v, err := parse(d, l.text, l.line)
+				c.out = make([]T, 0, len(c.spans))
+				start := 0
+				for _, sp := range c.spans {
+					v, err := parse(d, c.text[start:sp.end], sp.line)
 					if err != nil {
 						c.err = err
 						break
 					}
 					c.out = append(c.out, v)
+					start = sp.end
 				}
-				c.lines = nil // the text is no longer needed
+				select {
+				case free <- c.text[:0]:
+				default:
+				}
+				c.text, c.spans = nil, nil
 			}
 		})
 	}
+	newChunk := func() *chunk {
+		select {
+		case text := <-free:
+			return &chunk{text: text}
+		default:
+			return &chunk{}
+		}
+	}
 	var chunks []*chunk
 	var readErr error
-	c := &chunk{}
+	c := newChunk()
 	for {
 		text, n, err := lr.next()
 		if err != nil {
@@ -102,14 +123,15 @@ func parseLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, l
 			}
 			break
 		}
-		c.lines = append(c.lines, numbered{text: bytes.Clone(text), line: n})
-		if len(c.lines) == chunkLines {
+		c.text = append(c.text, text...)
+		c.spans = append(c.spans, span{len(c.text), n})
+		if len(c.spans) == chunkLines {
 			chunks = append(chunks, c)
 			jobs <- c
-			c = &chunk{}
+			c = newChunk()
 		}
 	}
-	if len(c.lines) > 0 {
+	if len(c.spans) > 0 {
 		chunks = append(chunks, c)
 		jobs <- c
 	}
@@ -118,11 +140,15 @@ func parseLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, l
 	if readErr != nil {
 		return nil, readErr
 	}
-	var out []T
+	total := 0
 	for _, c := range chunks {
 		if c.err != nil {
 			return nil, c.err
 		}
+		total += len(c.out)
+	}
+	out := make([]T, 0, total)
+	for _, c := range chunks {
 		out = append(out, c.out...)
 	}
 	return out, nil

@@ -152,13 +152,14 @@ func (s *validScanner) value() any {
 	case '"':
 		return string(s.text())
 	case '{':
-		obj := map[string]any{}
+		o := suite.Object{}
 		s.members(func(name []byte) bool {
 			key := s.d.intern(name)
-			obj[key] = s.value()
+			o = append(o, suite.Member{Name: key, Value: s.value()})
 			return true
 		})
-		return obj
+		o.Sort()
+		return o
 	case '[':
 		arr := []any{}
 		s.elements(func() bool {
@@ -177,35 +178,6 @@ func (s *validScanner) value() any {
 		return nil
 	}
 	return json.Number(s.d.intern(s.number()))
-}
-
-// object builds the object that starts here as a suite.Object, and
-// objects inside it likewise.
-func (s *validScanner) object() suite.Object {
-	o := suite.Object{}
-	s.members(func(name []byte) bool {
-		key := s.d.intern(name)
-		o = append(o, suite.Member{Name: key, Value: s.member()})
-		return true
-	})
-	o.Sort()
-	return o
-}
-
-// member builds a value inside an object.
-func (s *validScanner) member() any {
-	switch s.next() {
-	case '{':
-		return s.object()
-	case '[':
-		arr := []any{}
-		s.elements(func() bool {
-			arr = append(arr, s.member())
-			return true
-		})
-		return arr
-	}
-	return s.value()
 }
 
 // quickOutput is parseOutput for a line already found valid. It gives up,
@@ -301,7 +273,7 @@ func (s *validScanner) toolCalls() ([]suite.ToolCall, bool) {
 				if s.next() != '{' {
 					return false
 				}
-				call.Arguments, hasArgs = s.object(), true
+				call.Arguments, hasArgs = s.value().(suite.Object), true
 				return true
 			}
 			s.skip()

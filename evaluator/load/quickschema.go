@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/releasegate/releasegate/evaluator/suite"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -289,7 +290,7 @@ func (q *quickSchema) check(v any) verdict {
 		return no
 	}
 	switch v := v.(type) {
-	case map[string]any:
+	case suite.Object:
 		r = r.and(q.checkObject(v))
 	case []any:
 		r = r.and(q.checkArray(v))
@@ -313,7 +314,7 @@ func (q *quickSchema) checkType(v any) verdict {
 		t = stringType
 	case []any:
 		t = arrayType
-	case map[string]any:
+	case suite.Object:
 		t = objectType
 	case json.Number:
 		switch {
@@ -365,31 +366,31 @@ func kindOf(v any) int {
 		return stringType
 	case []any:
 		return arrayType
-	case map[string]any:
+	case suite.Object, map[string]any: // instances hold Objects, schemas maps
 		return objectType
 	}
 	return numberType
 }
 
-func (q *quickSchema) checkObject(obj map[string]any) verdict {
+func (q *quickSchema) checkObject(obj suite.Object) verdict {
 	r := yes
 	for _, name := range q.required {
-		if _, ok := obj[name]; !ok {
+		if _, ok := obj.Get(name); !ok {
 			return no
 		}
 	}
 	if q.minProps >= 0 && len(obj) < q.minProps || q.maxProps >= 0 && len(obj) > q.maxProps {
 		return no
 	}
-	for name, val := range obj {
-		sub, declared := q.props[name]
+	for _, m := range obj {
+		sub, declared := q.props[m.Name]
 		switch {
 		case declared:
-			r = r.and(sub.check(val))
+			r = r.and(sub.check(m.Value))
 		case q.noAdditional:
 			return no
 		case q.additional != nil:
-			r = r.and(q.additional.check(val))
+			r = r.and(q.additional.check(m.Value))
 		}
 		if r == no {
 			return no

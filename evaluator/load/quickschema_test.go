@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // quickSchemas are schemas the quick form understands, for the
@@ -50,7 +52,7 @@ func compareQuick(t *testing.T, schemaSrc, instance string) verdict {
 		return unsure
 	}
 	got := cs.quick.check(v)
-	libErr := cs.schema.Validate(v)
+	libErr := cs.schema.Validate(suite.ToTree(v))
 	switch {
 	case got == yes && libErr != nil:
 		t.Errorf("schema %s, instance %s: quick yes, library: %v", schemaSrc, instance, libErr)

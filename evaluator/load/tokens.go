@@ -176,8 +176,7 @@ func (d *jsonDecoder) toolCalls(r *fieldReader, p place) ([]suite.ToolCall, erro
 					return err
 				}
 				v, err := d.value()
-				args, _ := v.(map[string]any)
-				tc.Arguments = suite.NewObject(args)
+				tc.Arguments, _ = v.(suite.Object)
 				return err
 			}
 			return d.dec.SkipValue()
