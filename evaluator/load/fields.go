@@ -24,6 +24,10 @@ type jsonDecoder struct {
 	dec *jsontext.Decoder
 	// unquoted holds the last string read that had escapes.
 	unquoted []byte
+	// memberStack and elementStack are where objects and arrays are
+	// built before being copied out at their final size.
+	memberStack  suite.Object
+	elementStack []any
 	// interned maps short strings already seen to one copy of them:
 	// member names, decisions, tool names and rule ids repeat on every
 	// line, and a large suite would otherwise allocate each again.
@@ -108,7 +112,7 @@ func (d *jsonDecoder) quickMembers(text []byte, rawMember string, opaque bool) (
 	if _, err := d.dec.ReadToken(); err != nil {
 		return nil, nil, false
 	}
-	obj := suite.Object{}
+	obj := make(suite.Object, 0, 8) // room for a case's members
 	var raw []byte
 	s := &validScanner{d: d}
 	for d.dec.PeekKind() != '}' {
@@ -375,7 +379,11 @@ func (r *fieldReader) strs(v any, path string) []string {
 	a := r.array(v, path)
 	out := make([]string, 0, len(a))
 	for i, e := range a {
-		out = append(out, r.str(e, index(path, i)))
+		s, ok := e.(string)
+		if !ok && r.err == nil {
+			r.fail(index(path, i), "expected a string, got %s", typeName(e))
+		}
+		out = append(out, s)
 	}
 	return out
 }

@@ -152,20 +152,30 @@ func (s *validScanner) value() any {
 	case '"':
 		return string(s.text())
 	case '{':
-		o := suite.Object{}
+		d, base := s.d, len(s.d.memberStack)
 		s.members(func(name []byte) bool {
-			key := s.d.intern(name)
-			o = append(o, suite.Member{Name: key, Value: s.value()})
+			key := d.intern(name)
+			v := s.value() // may use the stack above base, and leaves it so
+			d.memberStack = append(d.memberStack, suite.Member{Name: key, Value: v})
 			return true
 		})
+		o := make(suite.Object, len(d.memberStack)-base)
+		copy(o, d.memberStack[base:])
+		clear(d.memberStack[base:]) // drop references for the collector
+		d.memberStack = d.memberStack[:base]
 		o.Sort()
 		return o
 	case '[':
-		arr := []any{}
+		d, base := s.d, len(s.d.elementStack)
 		s.elements(func() bool {
-			arr = append(arr, s.value())
+			v := s.value()
+			d.elementStack = append(d.elementStack, v)
 			return true
 		})
+		arr := make([]any, len(d.elementStack)-base)
+		copy(arr, d.elementStack[base:])
+		clear(d.elementStack[base:])
+		d.elementStack = d.elementStack[:base]
 		return arr
 	case 't':
 		s.i += 4
