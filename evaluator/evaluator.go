@@ -112,8 +112,7 @@ func EvaluateFile(s *suite.Suite, label, path string, opts Options) (*Snapshot, 
 	}
 	defer f.Close()
 	j := newJudging(s, opts.KeepOutputs)
-	sha, err := load.Outputs(path, f, s, func(o *suite.Output) error {
-		i, _ := s.CaseIndex(o.CaseID)
+	sha, err := load.Outputs(path, f, s, func(i int, o *suite.Output) error {
 		j.add(i, o)
 		return nil
 	})

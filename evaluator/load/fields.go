@@ -32,6 +32,7 @@ type jsonDecoder struct {
 	// member names, decisions, tool names and rule ids repeat on every
 	// line, and a large suite would otherwise allocate each again.
 	interned map[string]string
+	recent   [64]string
 }
 
 // Interning is bounded so that hostile or highly varied input cannot grow
@@ -77,12 +78,23 @@ func (d *jsonDecoder) symbol() (string, error) {
 // intern returns b as a string, allocating only the first time a short
 // string is seen.
 func (d *jsonDecoder) intern(b []byte) string {
+	// A few names repeat on every line; a direct-mapped cache answers
+	// them without hashing the whole string.
+	slot := &d.recent[0]
+	if len(b) > 0 {
+		slot = &d.recent[(len(b)*31+int(b[0])*7+int(b[len(b)-1]))%len(d.recent)]
+	}
+	if *slot == string(b) {
+		return *slot
+	}
 	if s, ok := d.interned[string(b)]; ok {
+		*slot = s
 		return s
 	}
 	s := string(b)
 	if len(d.interned) < maxInterned && len(s) <= maxInternedLen {
 		d.interned[s] = s
+		*slot = s
 	}
 	return s
 }

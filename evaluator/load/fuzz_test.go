@@ -29,7 +29,10 @@ func FuzzOutputs(f *testing.F) {
 	f.Add(`{"case_id":"ER-001","decision":"approve","tool_calls":[{"name":"x","arguments":{"a":[1,{"b":null}]}}],"citations":["ER-2026.08 §6.1"],"latency_ms":1,"cost_usd":1e-9}` + "\n" + outputLine)
 	f.Fuzz(func(t *testing.T, in string) {
 		var outs []*suite.Output
-		_, err := Outputs("out.jsonl", strings.NewReader(in), s, func(o *suite.Output) error {
+		_, err := Outputs("out.jsonl", strings.NewReader(in), s, func(i int, o *suite.Output) error {
+			if j, ok := s.CaseIndex(o.CaseID); !ok || i != j {
+				t.Fatalf("%s given as case %d, not %d", o.CaseID, i, j)
+			}
 			outs = append(outs, o)
 			return nil
 		})

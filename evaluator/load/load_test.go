@@ -103,7 +103,7 @@ func TestOutputsBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Outputs("out.jsonl", strings.NewReader(tt.in), s, func(*suite.Output) error { return nil })
+			_, err := Outputs("out.jsonl", strings.NewReader(tt.in), s, func(int, *suite.Output) error { return nil })
 			var ie *suite.InputError
 			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Fatalf("error = %v, want prefix %q", err, tt.want)
@@ -116,7 +116,7 @@ func TestOutputsAcceptsEditorDebris(t *testing.T) {
 	s := sampleSuite(t)
 	in := "\xEF\xBB\xBF" + outputLine + "\r\n\r\n" + strings.Replace(outputLine, "ER-001", "ER-002", 1) + "\r\n"
 	var ids []string
-	_, err := Outputs("out.jsonl", strings.NewReader(in), s, func(o *suite.Output) error {
+	_, err := Outputs("out.jsonl", strings.NewReader(in), s, func(_ int, o *suite.Output) error {
 		ids = append(ids, o.CaseID+"@"+strconv.Itoa(o.Line))
 		return nil
 	})

@@ -12,15 +12,16 @@ import (
 )
 
 // Outputs streams the outputs of one snapshot from r, calling yield with
-// each in file order. It checks each line against the contract and the
-// suite: every case_id must be a case of the suite, at most once. It
-// returns the SHA-256 of everything read. The Output passed to yield is
-// the caller's to keep.
-func Outputs(file string, r io.Reader, s *suite.Suite, yield func(*suite.Output) error) (sha string, err error) {
+// each in file order and the position of its case in the suite. It checks
+// each line against the contract and the suite: every case_id must be a
+// case of the suite, at most once. It returns the SHA-256 of everything
+// read. The Output passed to yield is the caller's to keep.
+func Outputs(file string, r io.Reader, s *suite.Suite, yield func(i int, o *suite.Output) error) (sha string, err error) {
 	h := sha256.New()
 	lr := newLineReader(io.TeeReader(r, h))
 	d := newJSONDecoder()
 	firstLine := make([]int, len(s.Cases))
+	next := 0 // the case after the last one seen
 	for {
 		text, line, err := lr.next()
 		if err == io.EOF {
@@ -33,15 +34,20 @@ func Outputs(file string, r io.Reader, s *suite.Suite, yield func(*suite.Output)
 		if err != nil {
 			return "", err
 		}
-		i, ok := s.CaseIndex(out.CaseID)
+		// Outputs mostly follow the order of the cases, so try the case
+		// after the last one before looking the id up.
+		i, ok := next, next < len(s.Cases) && s.Cases[next].ID == out.CaseID
+		if !ok {
+			i, ok = s.CaseIndex(out.CaseID)
+		}
 		if !ok {
 			return "", &suite.InputError{File: file, Line: line, Field: "case_id", Msg: fmt.Sprintf("%q is not a case of the suite", out.CaseID)}
 		}
 		if firstLine[i] != 0 {
 			return "", &suite.InputError{File: file, Line: line, Field: "case_id", Msg: fmt.Sprintf("duplicate case_id %q (first at line %d)", out.CaseID, firstLine[i])}
 		}
-		firstLine[i] = line
-		if err := yield(out); err != nil {
+		firstLine[i], next = line, i+1
+		if err := yield(i, out); err != nil {
 			return "", err
 		}
 	}

@@ -187,7 +187,7 @@ func (s *validScanner) value() any {
 		s.i += 4
 		return nil
 	}
-	return json.Number(s.d.intern(s.number()))
+	return json.Number(s.number())
 }
 
 // quickOutput is parseOutput for a line already found valid. It gives up,
