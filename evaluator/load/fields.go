@@ -33,6 +33,7 @@ type jsonDecoder struct {
 	// line, and a large suite would otherwise allocate each again.
 	interned map[string]string
 	recent   [64]string
+	valid    validator
 }
 
 // Interning is bounded so that hostile or highly varied input cannot grow
@@ -112,51 +113,38 @@ func (d *jsonDecoder) decode(text []byte, rawMember string, opaque bool) (v any,
 }
 
 // quickMembers is decode for an object that is valid and well formed,
-// the common case. It checks each top-level member's value whole and
-// builds it from its checked text, so the member kept as written is
-// checked once and never walked. It reports false for anything else, and
-// the token decoder then finds the problem.
+// the common case: the text is checked in one pass, then built with no
+// error handling, and the member kept as written is passed over, not
+// built. It reports false for anything else, and the token decoder then
+// finds the problem.
 func (d *jsonDecoder) quickMembers(text []byte, rawMember string, opaque bool) (suite.Object, []byte, bool) {
-	d.dec.Reset(bytes.NewBuffer(text)) // read in place, not copied
-	if d.dec.PeekKind() != '{' {
+	if !d.valid.check(text) {
 		return nil, nil, false
 	}
-	if _, err := d.dec.ReadToken(); err != nil {
+	s := &validScanner{b: text, d: d}
+	if s.next() != '{' {
 		return nil, nil, false
 	}
 	obj := make(suite.Object, 0, 8) // room for a case's members
 	var raw []byte
-	s := &validScanner{d: d}
-	for d.dec.PeekKind() != '}' {
-		name, err := d.dec.ReadValue()
-		if err != nil || name.Kind() != '"' {
-			return nil, nil, false
-		}
-		s.b, s.i = name, 0
-		key := d.intern(s.text())
-		start := d.dec.InputOffset()
-		val, err := d.dec.ReadValue()
-		if err != nil {
-			return nil, nil, false
-		}
-		if key == rawMember {
-			raw = bytes.TrimLeft(text[start:d.dec.InputOffset()], ": \t\r\n")
-		}
+	s.members(func(name []byte) bool {
+		key := d.intern(name)
 		var v any
-		if key == rawMember && opaque && val.Kind() == '{' {
-			v = suite.Object{}
+		if key == rawMember && opaque && s.next() == '{' {
+			start := s.i
+			s.skip()
+			raw, v = text[start:s.i], suite.Object{}
 		} else {
-			s.b, s.i = val, 0
+			s.next()
+			start := s.i
 			v = s.value()
+			if key == rawMember {
+				raw = text[start:s.i]
+			}
 		}
 		obj = append(obj, suite.Member{Name: key, Value: v})
-	}
-	if _, err := d.dec.ReadToken(); err != nil {
-		return nil, nil, false
-	}
-	if _, err := d.dec.ReadToken(); err != io.EOF {
-		return nil, nil, false
-	}
+		return true
+	})
 	obj.Sort()
 	return obj, raw, true
 }
