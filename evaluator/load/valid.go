@@ -213,7 +213,7 @@ func (v *validator) str() (content []byte, escaped, ok bool) {
 		for v.i+8 <= len(v.b) {
 			x := binary.LittleEndian.Uint64(v.b[v.i:])
 			const ones, highs = 0x0101010101010101, 0x8080808080808080
-			special := (x - 0x20*ones) | (x^('"'*ones) - ones) | (x^('\\'*ones) - ones) | x
+			special := (x - 0x20*ones) | (x ^ ('"' * ones) - ones) | (x ^ ('\\' * ones) - ones) | x
 			if special&highs != 0 {
 				break
 			}
