@@ -173,12 +173,15 @@ func writeResults(out string, rel *evaluator.Release) error {
 	if err != nil {
 		return err
 	}
-	// Large results files take a while to encode; do them side by side.
+	// Large results files and the report take a while to encode; do them
+	// side by side.
 	errs := make([]error, len(rel.Snapshots))
+	var report []byte
 	var wg sync.WaitGroup
 	for i, s := range rel.Snapshots {
 		wg.Go(func() { errs[i] = tree.WriteFrom(s.Label()+".json", s.Result.WriteJSON) })
 	}
+	wg.Go(func() { report = rel.Report() })
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		tree.Abort()
@@ -187,7 +190,7 @@ func writeResults(out string, rel *evaluator.Release) error {
 	if err := tree.Commit(); err != nil {
 		return err
 	}
-	return write.File(filepath.Join(out, "RELEASE_REPORT.md"), rel.Report())
+	return write.File(filepath.Join(out, "RELEASE_REPORT.md"), report)
 }
 
 // writeCIOutputs writes the JUnit report (replacing the file) and appends
