@@ -267,10 +267,12 @@ func (s *server) rebuild(ch changeSet) bool {
 		next.generation++
 	}
 	s.current.Store(next)
+	// Log before telling browsers, so the line is there when a page
+	// reloads.
+	s.log.line(logLine(ch, took, out, err, prev.files == nil, prev.failure != nil))
 	if visible && s.hub != nil {
 		s.hub.Reload(next.generation)
 	}
-	s.log.line(logLine(ch, took, out, err, prev.files == nil, prev.failure != nil))
 	return err == nil
 }
 
