@@ -120,3 +120,29 @@ func TestWriteJSONReportsWriteErrors(t *testing.T) {
 		t.Errorf("room for all %d bytes: %v", full, err)
 	}
 }
+
+// BenchmarkWriteJSON encodes a results file of 100,000 cases, a third of
+// them failing.
+func BenchmarkWriteJSON(b *testing.B) {
+	r := Result{Label: "candidate", Decision: decide.Review, Gates: make([]decide.GateResult, 4), Cases: make([]CaseResult, 100_000)}
+	for i := range r.Cases {
+		c := &r.Cases[i]
+		c.CaseID, c.Severity, c.Passed, c.Failures = "G0000001", "major", i%3 != 0, []judge.Failure{}
+		if !c.Passed {
+			c.Failures = []judge.Failure{{Code: judge.Citation, Detail: "cites outdated ER-2026.08 §6.1; the current rule is ER-2026.10 §6.1"}}
+		}
+	}
+	var n int64
+	for b.Loop() {
+		w := &countingWriter{}
+		if err := r.WriteJSON(w); err != nil {
+			b.Fatal(err)
+		}
+		n = w.n
+	}
+	b.SetBytes(n)
+}
+
+type countingWriter struct{ n int64 }
+
+func (w *countingWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
