@@ -150,6 +150,7 @@ type judging struct {
 
 func newJudging(s *suite.Suite, keep bool) *judging {
 	j := &judging{s: s, cases: make([]CaseResult, len(s.Cases)), seen: make([]bool, len(s.Cases))}
+	j.tally.Reserve(len(s.Cases))
 	if keep {
 		j.outputs = make([]*suite.Output, len(s.Cases))
 	}

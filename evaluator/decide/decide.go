@@ -46,6 +46,9 @@ func (t *Tally) AddCase(sev suite.Severity, passed bool) {
 	}
 }
 
+// Reserve makes room for n more outputs.
+func (t *Tally) Reserve(n int) { t.latencies = slices.Grow(t.latencies, n) }
+
 // AddOutput counts the latency and cost of one output present in the
 // snapshot.
 func (t *Tally) AddOutput(latency, cost suite.Number) {

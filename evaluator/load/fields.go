@@ -28,6 +28,7 @@ type jsonDecoder struct {
 	// built before being copied out at their final size.
 	memberStack  suite.Object
 	elementStack []any
+	citations    []string // an output's citations, before they are copied out
 	// interned maps short strings already seen to one copy of them:
 	// member names, decisions, tool names and rule ids repeat on every
 	// line, and a large suite would otherwise allocate each again.

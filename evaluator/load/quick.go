@@ -233,12 +233,15 @@ func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
 		case "citations":
 			seen |= 1 << 3
 			if ok = s.next() == '['; ok {
-				o.Citations = []string{}
+				cited := d.citations[:0]
 				ok = s.elements(func() bool {
 					c, ok := str(true)
-					o.Citations = append(o.Citations, c)
+					cited = append(cited, c)
 					return ok
 				})
+				o.Citations = make([]string, len(cited)) // at its final size
+				copy(o.Citations, cited)
+				d.citations = cited
 			}
 		case "latency_ms":
 			seen |= 1 << 4
@@ -264,7 +267,7 @@ func (s *validScanner) toolCalls() ([]suite.ToolCall, bool) {
 	if s.next() != '[' {
 		return nil, false
 	}
-	calls := []suite.ToolCall{}
+	calls := make([]suite.ToolCall, 0, 1) // one call is the common case
 	ok := s.elements(func() bool {
 		if s.next() != '{' {
 			return false

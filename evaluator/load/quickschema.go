@@ -3,6 +3,7 @@ package load
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -60,7 +61,7 @@ type quickSchema struct {
 	if_      *quickSchema
 	then     *quickSchema
 	else_    *quickSchema
-	props    map[string]*quickSchema
+	props    []quickProp // sorted by name, as Object members are
 	required []string
 	// additional applies to members not in props; noAdditional forbids
 	// them.
@@ -72,6 +73,12 @@ type quickSchema struct {
 	unique               bool
 	minLength, maxLength int
 	pattern              jsonschema.Regexp
+}
+
+// quickProp is one entry of "properties".
+type quickProp struct {
+	name   string
+	schema *quickSchema
 }
 
 // quickKeywords are the fields of jsonschema.Schema that quickSchema
@@ -118,8 +125,8 @@ func inPlaceCycle(root *quickSchema) bool {
 		for _, next := range q.inPlace() {
 			collect(next)
 		}
-		for _, next := range q.props {
-			collect(next)
+		for _, p := range q.props {
+			collect(p.schema)
 		}
 		collect(q.additional)
 		collect(q.items)
@@ -222,14 +229,14 @@ func (c *quickCompiler) compile(s *jsonschema.Schema) (*quickSchema, bool) {
 			return nil, false
 		}
 	}
-	if len(s.Properties) > 0 {
-		q.props = make(map[string]*quickSchema, len(s.Properties))
-		for name, sub := range s.Properties {
-			if q.props[name], ok = c.compile(sub); !ok {
-				return nil, false
-			}
+	for name, sub := range s.Properties {
+		qs, ok := c.compile(sub)
+		if !ok {
+			return nil, false
 		}
+		q.props = append(q.props, quickProp{name, qs})
 	}
+	slices.SortFunc(q.props, func(a, b quickProp) int { return strings.Compare(a.name, b.name) })
 	q.required = s.Required
 	switch a := s.AdditionalProperties.(type) {
 	case nil:
@@ -382,11 +389,14 @@ func (q *quickSchema) checkObject(obj suite.Object) verdict {
 	if q.minProps >= 0 && len(obj) < q.minProps || q.maxProps >= 0 && len(obj) > q.maxProps {
 		return no
 	}
+	j := 0 // both lists are sorted by name: walk them together
 	for _, m := range obj {
-		sub, declared := q.props[m.Name]
-		switch {
+		for j < len(q.props) && q.props[j].name < m.Name {
+			j++
+		}
+		switch declared := j < len(q.props) && q.props[j].name == m.Name; {
 		case declared:
-			r = r.and(sub.check(m.Value))
+			r = r.and(q.props[j].schema.check(m.Value))
 		case q.noAdditional:
 			return no
 		case q.additional != nil:

@@ -53,6 +53,14 @@ func (o Object) Sort() {
 
 // Get returns the value of the member name.
 func (o Object) Get(name string) (any, bool) {
+	if len(o) <= 8 { // most objects are small; a scan beats a search
+		for _, m := range o {
+			if m.Name == name {
+				return m.Value, true
+			}
+		}
+		return nil, false
+	}
 	i, ok := slices.BinarySearchFunc(o, name, func(m Member, name string) int { return strings.Compare(m.Name, name) })
 	if !ok {
 		return nil, false
