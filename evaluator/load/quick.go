@@ -9,16 +9,14 @@ import (
 )
 
 // Most lines of a large suite or snapshot are well formed, and checking
-// JSON text in one pass costs a fraction of decoding it token by token. So
-// text is first checked whole (syntax, UTF-8, unique member names): an
-// output line at once, a case line member by member. Text that passes is
-// walked by validScanner with no error handling at all, which gives up on
-// the first thing that is not exactly what the contract asks for. Any
-// line it gives up on, and every invalid line, goes through the token
-// decoder, which words the error. The two paths build the same values;
-// FuzzQuickPaths holds them to that.
+// JSON text in one pass (validJSON) costs a fraction of decoding it token
+// by token. A line that passes is walked by validScanner with no error
+// handling at all, which gives up on the first thing that is not exactly
+// what the contract asks for. Any line it gives up on, and every invalid
+// line, goes through the token decoder, which words the error. The two
+// paths build the same values; FuzzQuickPaths holds them to that.
 
-// validScanner reads JSON text that jsontext has already accepted.
+// validScanner reads JSON text that validJSON has accepted.
 type validScanner struct {
 	b []byte
 	i int
