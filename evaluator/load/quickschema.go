@@ -51,6 +51,12 @@ const (
 	objectType
 )
 
+// typeBits are the JSON Schema type names.
+var typeBits = map[string]int{
+	"null": nullType, "boolean": booleanType, "number": numberType, "integer": integerType,
+	"string": stringType, "array": arrayType, "object": objectType,
+}
+
 // quickSchema is one compiled subschema; limits of -1 are absent.
 type quickSchema struct {
 	never    bool // the schema false
@@ -190,24 +196,11 @@ func (c *quickCompiler) compile(s *jsonschema.Schema) (*quickSchema, bool) {
 	}
 	if s.Types != nil {
 		for _, t := range s.Types.ToStrings() {
-			switch t {
-			case "null":
-				q.types |= nullType
-			case "boolean":
-				q.types |= booleanType
-			case "number":
-				q.types |= numberType
-			case "integer":
-				q.types |= integerType
-			case "string":
-				q.types |= stringType
-			case "array":
-				q.types |= arrayType
-			case "object":
-				q.types |= objectType
-			default:
+			bit, ok := typeBits[t]
+			if !ok {
 				return nil, false
 			}
+			q.types |= bit
 		}
 	}
 	if s.Enum != nil {

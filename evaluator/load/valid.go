@@ -151,22 +151,8 @@ func (v *validator) members(depth int) bool {
 		}
 		v.i++
 		v.space()
-		if !v.value(depth) {
-			return false
-		}
-		v.space()
-		if v.i >= len(v.b) {
-			return false
-		}
-		switch v.b[v.i] {
-		case ',':
-			v.i++
-			v.space()
-		case '}':
-			v.i++
-			return true
-		default:
-			return false
+		if more, ok := v.valueThen(depth, '}'); !ok || !more {
+			return ok
 		}
 	}
 }
@@ -182,24 +168,32 @@ func (v *validator) array(depth int) bool {
 		return true
 	}
 	for {
-		if !v.value(depth) {
-			return false
-		}
-		v.space()
-		if v.i >= len(v.b) {
-			return false
-		}
-		switch v.b[v.i] {
-		case ',':
-			v.i++
-			v.space()
-		case ']':
-			v.i++
-			return true
-		default:
-			return false
+		if more, ok := v.valueThen(depth, ']'); !ok || !more {
+			return ok
 		}
 	}
+}
+
+// valueThen checks a value of an object or array and what follows it: a
+// ',' before more, or closer at the end.
+func (v *validator) valueThen(depth int, closer byte) (more, ok bool) {
+	if !v.value(depth) {
+		return false, false
+	}
+	v.space()
+	if v.i >= len(v.b) {
+		return false, false
+	}
+	switch v.b[v.i] {
+	case ',':
+		v.i++
+		v.space()
+		return true, true
+	case closer:
+		v.i++
+		return false, true
+	}
+	return false, false
 }
 
 // str checks a string and returns its content as written, and whether
