@@ -138,7 +138,7 @@ func (v *validator) members(depth int) bool {
 				}
 			}
 			v.names = append(v.names, name)
-			if len(v.names)-first > 16 {
+			if len(v.names)-first > 32 {
 				seen = make(map[string]struct{}, 64)
 				for _, n := range v.names[first:] {
 					seen[string(n)] = struct{}{}
