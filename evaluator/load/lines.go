@@ -74,7 +74,7 @@ func parseLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, l
 		out   []T
 		err   error
 	}
-	const chunkLines = 256
+	const chunkLines, maxReusedChunk = 256, 4 << 20
 	workers := runtime.GOMAXPROCS(0)
 	jobs := make(chan *chunk)
 	// Parsed chunks hand their text back, so reading a large file
@@ -96,9 +96,11 @@ func parseLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, l
 					c.out = append(c.out, v)
 					start = sp.end
 				}
-				select {
-				case free <- c.text[:0]:
-				default:
+				if cap(c.text) <= maxReusedChunk { // a huge line's buffer goes
+					select {
+					case free <- c.text[:0]:
+					default:
+					}
 				}
 				c.text, c.spans = nil, nil
 			}
