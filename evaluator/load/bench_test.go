@@ -7,6 +7,12 @@ import (
 	"testing"
 )
 
+// numbered is one non-blank line and where it stood.
+type numbered struct {
+	text []byte
+	line int
+}
+
 func sampleLines(b testing.TB, name string) []numbered {
 	data, err := os.ReadFile(filepath.Join(sampleDir, name))
 	if err != nil {

@@ -54,12 +54,6 @@ func (l *lineReader) next() ([]byte, int, error) {
 	}
 }
 
-// numbered is one non-blank line and where it stood.
-type numbered struct {
-	text []byte
-	line int
-}
-
 // parseLines parses every line of r with parse on all cores, each core
 // with its own decoder, and returns the values in line order. Lines are
 // read and handed out in chunks, so memory holds the parsed values, not
