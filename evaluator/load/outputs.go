@@ -69,32 +69,27 @@ func parseOutput(d *jsonDecoder, file string, line int, text []byte) (*suite.Out
 func parseOutputTokens(d *jsonDecoder, file string, line int, text []byte) (*suite.Output, error) {
 	r := &fieldReader{file: file, line: line}
 	o := &suite.Output{Line: line}
-	var seen uint8 // bit i is set once outputFields[i] is read; the cases below follow its order
+	var seen uint8 // outputBit of each field read
 	err := d.read(text, func() error {
 		return d.members(r, place{index: -1}, func(name []byte) error {
+			seen |= outputBit(name)
 			var err error
 			switch string(name) {
 			case "case_id":
-				seen |= 1 << 0
 				o.CaseID, err = d.str(r, at("case_id"))
 			case "decision":
-				seen |= 1 << 1
 				var s string
 				s, err = d.sym(r, at("decision"))
 				if o.Decision = suite.Decision(s); err == nil && r.err == nil && !o.Decision.Valid() {
 					r.fail("decision", "unknown decision %q: use approve, request_receipt, escalate_finance, reject or no_op", s)
 				}
 			case "tool_calls":
-				seen |= 1 << 2
 				o.ToolCalls, err = d.toolCalls(r, at("tool_calls"))
 			case "citations":
-				seen |= 1 << 3
 				o.Citations, err = d.syms(r, at("citations"))
 			case "latency_ms":
-				seen |= 1 << 4
 				o.LatencyMS, err = d.nonNegative(r, at("latency_ms"))
 			case "cost_usd":
-				seen |= 1 << 5
 				o.CostUSD, err = d.nonNegative(r, at("cost_usd"))
 			default:
 				err = d.dec.SkipValue()
@@ -118,3 +113,16 @@ func parseOutputTokens(d *jsonDecoder, file string, line int, text []byte) (*sui
 
 // outputFields are the members every output line must have.
 var outputFields = [...]string{"case_id", "decision", "tool_calls", "citations", "latency_ms", "cost_usd"}
+
+// allOutputFields has the outputBit of every output field.
+const allOutputFields = 1<<len(outputFields) - 1
+
+// outputBit is bit i for outputFields[i], and 0 for any other name.
+func outputBit(name []byte) uint8 {
+	for i, f := range outputFields {
+		if string(name) == f {
+			return 1 << i
+		}
+	}
+	return 0
+}

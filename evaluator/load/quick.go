@@ -196,7 +196,7 @@ func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
 		return nil, false
 	}
 	o := &suite.Output{Line: line}
-	var seen uint8 // bit i is set once outputFields[i] is read
+	var seen uint8 // outputBit of each field read
 	str := func(sym bool) (string, bool) {
 		if s.next() != '"' {
 			return "", false
@@ -214,22 +214,19 @@ func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
 		return n, err == nil && n.Sign() >= 0
 	}
 	ok := s.members(func(name []byte) bool {
+		seen |= outputBit(name)
 		var ok bool
 		switch string(name) {
 		case "case_id":
-			seen |= 1 << 0
 			o.CaseID, ok = str(false)
 		case "decision":
-			seen |= 1 << 1
 			var dec string
 			dec, ok = str(true)
 			o.Decision = suite.Decision(dec)
 			ok = ok && o.Decision.Valid()
 		case "tool_calls":
-			seen |= 1 << 2
 			o.ToolCalls, ok = s.toolCalls()
 		case "citations":
-			seen |= 1 << 3
 			if ok = s.next() == '['; ok {
 				cited := d.citations[:0]
 				ok = s.elements(func() bool {
@@ -242,10 +239,8 @@ func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
 				d.citations = cited
 			}
 		case "latency_ms":
-			seen |= 1 << 4
 			o.LatencyMS, ok = number()
 		case "cost_usd":
-			seen |= 1 << 5
 			o.CostUSD, ok = number()
 		default:
 			s.skip()
@@ -253,7 +248,7 @@ func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
 		}
 		return ok
 	})
-	if !ok || seen != 1<<len(outputFields)-1 {
+	if !ok || seen != allOutputFields {
 		return nil, false
 	}
 	return o, true
