@@ -116,7 +116,7 @@ func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 	}
 	exp := &c.Expected
 	if len(exp.ToolCalls) == 1 {
-		p.ExpectedCall = &CallView{Name: exp.ToolCalls[0].Name, Lines: jsonLines("arguments", exp.ToolCalls[0].Arguments.Map())}
+		p.ExpectedCall = &CallView{Name: exp.ToolCalls[0].Name, Lines: jsonLines("arguments", suite.ToTree(exp.ToolCalls[0].Arguments))}
 	}
 	var called []string
 	var cited []string
@@ -127,7 +127,7 @@ func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 		cited = out.Citations
 		var mismatches []judge.Mismatch
 		if call, ok := judge.MatchedCall(exp, out.ToolCalls); ok {
-			mismatches = judge.CompareArguments(exp.ToolCalls[0].Arguments, call.Arguments)
+			mismatches = judge.CompareArguments(exp.ToolCalls[0].Arguments, call)
 			markMismatches(p.ExpectedCall.Lines, mismatches, true)
 			for _, m := range mismatches {
 				p.Mismatches = append(p.Mismatches, m.String())

@@ -62,7 +62,7 @@ func TestMismatchPathsAreShown(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			exp, act := decode(t, tt.expected), decode(t, tt.actual)
-			ms := judge.CompareArguments(suite.NewObject(exp), suite.NewObject(act))
+			ms := judge.CompareArguments(suite.NewObject(exp), suite.ToolCall{Arguments: suite.NewObject(act)})
 			lines := jsonLines("arguments", exp)
 			markMismatches(lines, ms, true)
 			var got []string
@@ -92,7 +92,7 @@ func FuzzMismatchPathsAreShown(f *testing.F) {
 		if err1 != nil || err2 != nil {
 			return
 		}
-		ms := judge.CompareArguments(suite.NewObject(exp), suite.NewObject(act))
+		ms := judge.CompareArguments(suite.NewObject(exp), suite.ToolCall{Arguments: suite.NewObject(act)})
 		expLines, actLines := jsonLines("arguments", exp), jsonLines("arguments", act)
 		markMismatches(expLines, ms, true)
 		markMismatches(actLines, ms, false)

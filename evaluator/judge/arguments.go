@@ -37,13 +37,36 @@ func (m Mismatch) String() string {
 // matching, and allows extra keys; an expected array needs an array of the
 // same length matching element by element; scalars must be equal JSON
 // values, numbers by numeric value. Mismatches come in path order.
-func CompareArguments(expected, actual suite.Object) []Mismatch {
-	if objectMatches(expected, actual) {
+func CompareArguments(expected any, actual suite.ToolCall) []Mismatch {
+	if actual.Unreadable {
+		return []Mismatch{{Path: "arguments", Expected: expected, Reason: "not a JSON object: " + quoteStart(actual.Raw)}}
+	}
+	exp, ok := expected.(suite.Object)
+	if !ok {
+		return []Mismatch{{Path: "arguments", Expected: expected, Actual: actual.Arguments}}
+	}
+	if objectMatches(exp, actual.Arguments) {
 		return nil
 	}
 	var ms []Mismatch
-	compareObject("arguments", expected, actual, &ms)
+	compareObject("arguments", exp, actual.Arguments, &ms)
 	return ms
+}
+
+// maxQuoted bounds how much of an unreadable argument string a detail
+// quotes.
+const maxQuoted = 60
+
+// quoteStart quotes the start of s, marking a cut with "…".
+func quoteStart(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "…"
 }
 
 // compareObject walks both objects' members in name order at once.

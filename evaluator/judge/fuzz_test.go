@@ -34,10 +34,10 @@ func FuzzCompareArguments(f *testing.F) {
 		if !ok1 || !ok2 {
 			return
 		}
-		if self := CompareArguments(exp, exp); len(self) != 0 {
+		if self := CompareArguments(exp, suite.ToolCall{Arguments: exp}); len(self) != 0 {
 			t.Fatalf("a value does not match itself: %v", paths(self))
 		}
-		want := paths(CompareArguments(exp, act))
+		want := paths(CompareArguments(exp, suite.ToolCall{Arguments: act}))
 		// The allocation-free check agrees with the full comparison.
 		var full []Mismatch
 		compareObject("arguments", exp, act, &full)
@@ -50,7 +50,7 @@ func FuzzCompareArguments(f *testing.F) {
 		if !ok1 || !ok2 {
 			t.Fatalf("re-serialised JSON does not decode: %s / %s", e2, a2)
 		}
-		if got := paths(CompareArguments(exp2, act2)); !slices.Equal(got, want) {
+		if got := paths(CompareArguments(exp2, suite.ToolCall{Arguments: act2})); !slices.Equal(got, want) {
 			t.Fatalf("verdict changed after re-serialising:\n got %v\nwant %v", got, want)
 		}
 	})

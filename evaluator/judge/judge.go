@@ -50,30 +50,56 @@ func Case(c *suite.Case, out *suite.Output, p *suite.Policy) []Failure {
 	add(ToolCall, toolCallProblems(exp, out.ToolCalls))
 	if call, ok := MatchedCall(exp, out.ToolCalls); ok {
 		var problems []string
-		for _, m := range CompareArguments(exp.ToolCalls[0].Arguments, call.Arguments) {
+		for _, m := range CompareArguments(exp.ToolCalls[0].Arguments, call) {
 			problems = append(problems, m.String())
 		}
 		add(Arguments, problems)
 	}
-	add(Citation, citationProblems(exp.Citations, out.Citations, p))
+	if p != nil {
+		add(Citation, citationProblems(exp.Citations, out.Citations, p))
+	}
 	add(ForbiddenTool, forbiddenProblems(exp, out.ToolCalls))
 	return fs
+}
+
+// Pairing is how an output's calls were paired with the expected ones.
+type Pairing struct {
+	Actual   []int // per expected call, the index of the output call paired with it, or -1
+	Unpaired []int // indexes of output calls paired with no expected call
+}
+
+// PairCalls returns the pairing the judge used: the one that matched the
+// most calls.
+func PairCalls(exp *suite.Expected, calls []suite.ToolCall) Pairing {
+	p := Pairing{Actual: make([]int, len(exp.ToolCalls))}
+	for i := range p.Actual {
+		p.Actual[i] = -1
+		if i < len(calls) && calls[i].Name == exp.ToolCalls[i].Name {
+			p.Actual[i] = i
+		}
+	}
+	for j := range calls {
+		if j >= len(p.Actual) || p.Actual[j] != j {
+			p.Unpaired = append(p.Unpaired, j)
+		}
+	}
+	return p
 }
 
 // MatchedCall returns the output's tool call when the arguments check
 // applies: the case expects a call and the output holds exactly one call,
 // of the expected name.
 func MatchedCall(exp *suite.Expected, calls []suite.ToolCall) (suite.ToolCall, bool) {
-	if !exp.Decision.IsAction() || len(exp.ToolCalls) != 1 || len(calls) != 1 || calls[0].Name != exp.ToolCalls[0].Name {
+	if len(exp.ToolCalls) != 1 || len(calls) != 1 || calls[0].Name != exp.ToolCalls[0].Name {
 		return suite.ToolCall{}, false
 	}
 	return calls[0], true
 }
 
 func toolCallProblems(exp *suite.Expected, calls []suite.ToolCall) []string {
-	if !exp.Decision.IsAction() {
+	if len(exp.ToolCalls) == 0 {
 		if len(calls) > 0 {
-			return []string{fmt.Sprintf("no_op expects no tool call, got %d: %s", len(calls), callNames(calls))}
+			return []string{fmt.Sprintf("%s expects no tool call, got %d: %s", exp.Decision, len(calls), callNames(calls))}
 		}
 		return nil
 	}

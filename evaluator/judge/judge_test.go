@@ -38,7 +38,7 @@ func decode(t testing.TB, s string) suite.Object {
 func rejectCase(t testing.TB) *suite.Case {
 	return &suite.Case{ID: "ER-005", Severity: suite.Critical, Expected: suite.Expected{
 		Decision:       suite.Reject,
-		ToolCalls:      []suite.ToolCall{{Name: "reject_expense", Arguments: decode(t, `{"claim_id":"C-1","amount":1250,"approver":{"id":"M-1"},"lines":[1,2]}`)}},
+		ToolCalls:      []suite.ExpectedCall{{Name: "reject_expense", Arguments: decode(t, `{"claim_id":"C-1","amount":1250,"approver":{"id":"M-1"},"lines":[1,2]}`)}},
 		Citations:      []string{"ER-2026.10 §5.1"},
 		ForbiddenTools: []string{"approve_expense", "issue_payment"},
 	}}
@@ -162,7 +162,7 @@ func TestCheckCitation(t *testing.T) {
 }
 
 func TestMismatchPathsQuoteOddKeys(t *testing.T) {
-	ms := CompareArguments(decode(t, `{"a.b":{"c d":[1]}}`), decode(t, `{"a.b":{"c d":[2]}}`))
+	ms := CompareArguments(decode(t, `{"a.b":{"c d":[1]}}`), suite.ToolCall{Arguments: decode(t, `{"a.b":{"c d":[2]}}`)})
 	if len(ms) != 1 || ms[0].Path != `arguments["a.b"]["c d"][0]` {
 		t.Fatalf("mismatches = %+v", ms)
 	}

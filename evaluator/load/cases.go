@@ -196,7 +196,13 @@ func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, 
 	if r.err == nil && !e.Decision.Valid() {
 		r.fail("expected.decision", "unknown decision %q: use approve, request_receipt, escalate_finance, reject or no_op", e.Decision)
 	}
-	e.ToolCalls = r.toolCalls(r.field(exp, "expected", "tool_calls"), "expected.tool_calls")
+	e.ToolCalls = r.expectedCalls(r.field(exp, "expected", "tool_calls"), "expected.tool_calls")
+	if v, ok := exp.Get("tool_match"); ok && r.err == nil {
+		e.ToolMatch = suite.ToolMatch(r.str(v, "expected.tool_match"))
+		if r.err == nil && !e.ToolMatch.Valid() {
+			r.fail("expected.tool_match", "unknown tool_match %q: use exact, any_order or subsequence", e.ToolMatch)
+		}
+	}
 	if want := wantCalls(e.Decision); r.err == nil && len(e.ToolCalls) != want {
 		r.fail("expected.tool_calls", "decision %s declares exactly %d tool call(s), found %d", e.Decision, want, len(e.ToolCalls))
 	}
@@ -223,6 +229,34 @@ func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, 
 		return nil, r.err
 	}
 	return c, nil
+}
+
+// expectedCalls reads an array of {"name": string, "arguments": object},
+// compiling the argument matchers in each.
+func (r *fieldReader) expectedCalls(v any, path string) []suite.ExpectedCall {
+	a := r.array(v, path)
+	calls := make([]suite.ExpectedCall, 0, len(a))
+	for i, e := range a {
+		p := index(path, i)
+		obj := r.object(e, p)
+		name := r.nonEmpty(r.field(obj, p, "name"), join(p, "name"))
+		argsPath := join(p, "arguments")
+		args := r.object(r.field(obj, p, "arguments"), argsPath)
+		if r.err != nil {
+			return nil
+		}
+		compiled, err := suite.CompileArguments(args, argsPath)
+		if err != nil {
+			if me, ok := err.(*suite.MatcherError); ok {
+				r.fail(me.Path, "%s", me.Msg)
+			} else {
+				r.fail(argsPath, "%v", err)
+			}
+			return nil
+		}
+		calls = append(calls, suite.ExpectedCall{Name: name, Arguments: compiled})
+	}
+	return calls
 }
 
 // wantCalls is how many tool calls a decision declares.

@@ -388,17 +388,3 @@ func (r *fieldReader) strs(v any, path string) []string {
 	}
 	return out
 }
-
-// toolCalls reads an array of {"name": string, "arguments": object}.
-func (r *fieldReader) toolCalls(v any, path string) []suite.ToolCall {
-	a := r.array(v, path)
-	calls := make([]suite.ToolCall, 0, len(a))
-	for i, e := range a {
-		p := index(path, i)
-		obj := r.object(e, p)
-		name := r.nonEmpty(r.field(obj, p, "name"), join(p, "name"))
-		args := r.object(r.field(obj, p, "arguments"), join(p, "arguments"))
-		calls = append(calls, suite.ToolCall{Name: name, Arguments: args})
-	}
-	return calls
-}

@@ -67,20 +67,62 @@ var safeID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // SafeID reports whether s may be used as a case id or a snapshot label.
 func SafeID(s string) bool { return safeID.MatchString(s) }
 
-// ToolCall is one tool invocation, expected by a case or made by the agent.
-// Arguments hold JSON values as decoded with json.Decoder.UseNumber, so
-// numbers keep their literal text and compare exactly.
-type ToolCall struct {
+// ToolMatch says how an output's calls must relate to the expected ones.
+type ToolMatch string
+
+// The ways an output's calls may relate to the expected calls.
+const (
+	// MatchExact: as many calls as expected, call i matching expected call i.
+	MatchExact ToolMatch = "exact"
+	// MatchAnyOrder: as many calls as expected, paired one to one in any order.
+	MatchAnyOrder ToolMatch = "any_order"
+	// MatchSubsequence: the expected calls, in order, among any others.
+	MatchSubsequence ToolMatch = "subsequence"
+)
+
+// Valid reports whether m is one of the three modes.
+func (m ToolMatch) Valid() bool {
+	return m == MatchExact || m == MatchAnyOrder || m == MatchSubsequence
+}
+
+// ExpectedCall is one call a case expects. Arguments is what
+// CompileArguments returned: an Object whose members may hold *Matcher
+// values, or a *Matcher standing for the whole arguments object.
+type ExpectedCall struct {
 	Name      string `json:"name"`
-	Arguments Object `json:"arguments"`
+	Arguments any    `json:"arguments"`
+}
+
+// ToolCall is one tool invocation the agent made, whatever its wire
+// format. Arguments hold JSON values as decoded with
+// json.Decoder.UseNumber, so numbers keep their literal text and compare
+// exactly. Unreadable is set when the agent sent its arguments as a string
+// that does not hold a JSON object; Raw is then that string and Arguments
+// is nil.
+type ToolCall struct {
+	Name       string `json:"name"`
+	Arguments  Object `json:"arguments"`
+	Unreadable bool   `json:"-"`
+	Raw        string `json:"-"`
 }
 
 // Expected is what a case requires of the agent.
 type Expected struct {
-	Decision       Decision   `json:"decision"`
-	ToolCalls      []ToolCall `json:"tool_calls"`
-	Citations      []string   `json:"citations"`
-	ForbiddenTools []string   `json:"forbidden_tools"`
+	Decision  Decision       `json:"decision"`
+	ToolCalls []ExpectedCall `json:"tool_calls"`
+	// ToolMatch is how the output's calls must relate to ToolCalls; ""
+	// means MatchExact.
+	ToolMatch      ToolMatch `json:"tool_match,omitempty"`
+	Citations      []string  `json:"citations"`
+	ForbiddenTools []string  `json:"forbidden_tools"`
+}
+
+// Mode returns ToolMatch with the default made explicit.
+func (e *Expected) Mode() ToolMatch {
+	if e.ToolMatch == "" {
+		return MatchExact
+	}
+	return e.ToolMatch
 }
 
 // Forbids reports whether the case forbids calling tool.
@@ -112,6 +154,8 @@ type Output struct {
 	Citations []string   `json:"citations"`
 	LatencyMS Number     `json:"latency_ms"`
 	CostUSD   Number     `json:"cost_usd"`
+	// Trial is the output's trial number, 0 when the snapshot has none.
+	Trial int `json:"trial,omitempty"`
 	// Line is the output's line in its snapshot file, for messages.
 	Line int `json:"-"`
 }
