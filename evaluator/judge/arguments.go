@@ -12,45 +12,54 @@ import (
 )
 
 // Mismatch is one required argument that the actual call lacks or gets
-// wrong.
+// wrong, or a member that an $exact matcher does not allow.
 type Mismatch struct {
-	Path     string // "arguments.approver.id"
-	Expected any
-	Actual   any  // nil when Missing
-	Missing  bool // the actual call has no value at Path
-	Reason   string
+	Path       string // "arguments.approver.id"
+	Expected   any    // nil when Unexpected
+	Actual     any    // nil when Missing
+	Missing    bool   // the actual call has no value at Path
+	Unexpected bool   // the actual call has a member at Path that $exact does not list
+	Reason     string
 }
 
 // String words the mismatch for a failure detail.
 func (m Mismatch) String() string {
-	if m.Missing {
+	switch {
+	case m.Missing:
 		return fmt.Sprintf("%s: missing (expected %s)", m.Path, Show(m.Expected))
-	}
-	if m.Reason != "" {
+	case m.Unexpected:
+		return fmt.Sprintf("%s: not expected, got %s (only the listed members are allowed)", m.Path, Show(m.Actual))
+	case m.Reason != "":
 		return fmt.Sprintf("%s: %s", m.Path, m.Reason)
 	}
 	return fmt.Sprintf("%s: expected %s, got %s", m.Path, Show(m.Expected), Show(m.Actual))
 }
 
-// CompareArguments matches the required arguments of an expected call
-// against an actual call: an expected object needs each of its keys, each
-// matching, and allows extra keys; an expected array needs an array of the
-// same length matching element by element; scalars must be equal JSON
-// values, numbers by numeric value. Mismatches come in path order.
+// CompareArguments matches the expected arguments of a call (an Object or
+// a *suite.Matcher, as suite.CompileArguments made them) against an
+// actual call: an expected object needs each of its keys, each matching,
+// and allows extra keys; an expected array needs an array of the same
+// length matching element by element; scalars must be equal JSON values,
+// numbers by numeric value; matchers match as suite.Matcher says.
+// Arguments the agent sent as an unreadable string match nothing.
+// Mismatches come in path order.
 func CompareArguments(expected any, actual suite.ToolCall) []Mismatch {
 	if actual.Unreadable {
-		return []Mismatch{{Path: "arguments", Expected: expected, Reason: "not a JSON object: " + quoteStart(actual.Raw)}}
+		return []Mismatch{{Path: "arguments", Expected: expected,
+			Reason: "the call's arguments are a string that is not a JSON object: " + quoteStart(actual.Raw)}}
 	}
-	exp, ok := expected.(suite.Object)
-	if !ok {
-		return []Mismatch{{Path: "arguments", Expected: expected, Actual: actual.Arguments}}
-	}
-	if objectMatches(exp, actual.Arguments) {
+	if matches(expected, actual.Arguments) {
 		return nil
 	}
 	var ms []Mismatch
-	compareObject("arguments", exp, actual.Arguments, &ms)
+	compare("arguments", expected, actual.Arguments, &ms)
 	return ms
+}
+
+// argumentsMatch is CompareArguments(expected, actual) == nil without
+// allocating.
+func argumentsMatch(expected any, actual *suite.ToolCall) bool {
+	return !actual.Unreadable && matches(expected, actual.Arguments)
 }
 
 // maxQuoted bounds how much of an unreadable argument string a detail
@@ -69,21 +78,32 @@ func quoteStart(s string) string {
 	return strconv.Quote(s[:cut]) + "…"
 }
 
-// compareObject walks both objects' members in name order at once.
-func compareObject(path string, exp, act suite.Object, ms *[]Mismatch) {
+// compareObject walks both objects' members in name order at once. With
+// exact set, members of act that exp does not list are mismatches too.
+func compareObject(path string, exp, act suite.Object, exact bool, ms *[]Mismatch) {
 	j := 0
 	for _, m := range exp {
 		for j < len(act) && act[j].Name < m.Name {
+			if exact {
+				*ms = append(*ms, Mismatch{Path: path + KeySegment(act[j].Name), Actual: act[j].Value, Unexpected: true})
+			}
 			j++
 		}
 		switch {
 		case j == len(act) || act[j].Name != m.Name:
-			*ms = append(*ms, Mismatch{Path: path + KeySegment(m.Name), Expected: m.Value, Missing: true})
+			if !isOptional(m.Value) {
+				*ms = append(*ms, Mismatch{Path: path + KeySegment(m.Name), Expected: m.Value, Missing: true})
+			}
+			continue
 		case !isContainer(m.Value) && EqualScalars(m.Value, act[j].Value):
 			// Equal scalars, the common case, need no path.
 		default:
 			compare(path+KeySegment(m.Name), m.Value, act[j].Value, ms)
 		}
+		j++
+	}
+	for ; exact && j < len(act); j++ {
+		*ms = append(*ms, Mismatch{Path: path + KeySegment(act[j].Name), Actual: act[j].Value, Unexpected: true})
 	}
 }
 
@@ -91,7 +111,7 @@ func compare(path string, exp, act any, ms *[]Mismatch) {
 	switch e := exp.(type) {
 	case suite.Object:
 		if a, ok := act.(suite.Object); ok {
-			compareObject(path, e, a, ms)
+			compareObject(path, e, a, false, ms)
 			return
 		}
 	case []any:
@@ -106,6 +126,25 @@ func compare(path string, exp, act any, ms *[]Mismatch) {
 			*ms = append(*ms, Mismatch{Path: path, Expected: exp, Actual: act,
 				Reason: fmt.Sprintf("expected an array of %d items, got %d", len(e), len(a))})
 			return
+		}
+	case *suite.Matcher:
+		switch e.Kind {
+		case suite.Optional, suite.Literal:
+			// Present, an optional value must match; a literal is
+			// compared by the plain rules, which see no matchers in it.
+			compare(path, e.Value, act, ms)
+			return
+		case suite.ExactObject:
+			if a, ok := act.(suite.Object); ok {
+				compareObject(path, e.Value.(suite.Object), a, true, ms)
+				return
+			}
+		default:
+			// Which alternative of $any was meant cannot be known, so
+			// the whole value is the mismatch.
+			if matcherMatches(e, act) {
+				return
+			}
 		}
 	default:
 		if EqualScalars(exp, act) {
@@ -133,6 +172,8 @@ func matches(exp, act any) bool {
 			}
 		}
 		return true
+	case *suite.Matcher:
+		return matcherMatches(e, act)
 	}
 	return EqualScalars(exp, act)
 }
@@ -143,33 +184,72 @@ func objectMatches(exp, act suite.Object) bool {
 		for j < len(act) && act[j].Name < m.Name {
 			j++
 		}
-		if j == len(act) || act[j].Name != m.Name || !matches(m.Value, act[j].Value) {
+		if j == len(act) || act[j].Name != m.Name {
+			if isOptional(m.Value) {
+				continue
+			}
+			return false
+		}
+		if !matches(m.Value, act[j].Value) {
 			return false
 		}
 	}
 	return true
 }
 
-// KeySegment extends a path with an object key: ".key" where the key reads
-// well after a dot, `["odd key"]` otherwise.
-func KeySegment(k string) string {
-	plain := k != ""
-	for i, c := range k {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			plain = false
-			break
+// matcherMatches applies one matcher to a value that is present.
+func matcherMatches(m *suite.Matcher, act any) bool {
+	switch m.Kind {
+	case suite.AnyOf:
+		for _, o := range m.Options {
+			if matches(o, act) {
+				return true
+			}
+		}
+		return false
+	case suite.Optional, suite.Literal:
+		return matches(m.Value, act)
+	case suite.Text:
+		s, ok := act.(string)
+		return ok && strings.EqualFold(suite.FoldText(s), m.Folded)
+	case suite.ExactObject:
+		a, ok := act.(suite.Object)
+		exp := m.Value.(suite.Object)
+		return ok && onlyListed(exp, a) && objectMatches(exp, a)
+	}
+	return false
+}
+
+// onlyListed reports whether every member of act is named in exp; both
+// are sorted by name.
+func onlyListed(exp, act suite.Object) bool {
+	if len(act) > len(exp) {
+		return false
+	}
+	i := 0
+	for _, m := range act {
+		for i < len(exp) && exp[i].Name < m.Name {
+			i++
+		}
+		if i == len(exp) || exp[i].Name != m.Name {
+			return false
 		}
 	}
-	if plain {
-		return "." + k
-	}
-	q, _ := json.Marshal(k)
-	return "[" + string(q) + "]"
+	return true
 }
+
+func isOptional(v any) bool {
+	m, ok := v.(*suite.Matcher)
+	return ok && m.Kind == suite.Optional
+}
+
+// KeySegment extends a path with an object key: ".key" where the key reads
+// well after a dot, `["odd key"]` otherwise.
+func KeySegment(k string) string { return suite.KeySegment(k) }
 
 func isContainer(v any) bool {
 	switch v.(type) {
-	case suite.Object, []any:
+	case suite.Object, []any, *suite.Matcher:
 		return true
 	}
 	return false
@@ -241,15 +321,21 @@ func canonical(lit string) (string, bool) {
 // maxShown bounds a value quoted in a failure detail.
 const maxShown = 120
 
-// Show renders a JSON value compactly for messages.
+// Show renders a JSON value compactly for messages; matchers inside an
+// expected value are put in words.
 func Show(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprint(v)
+	var s string
+	if holdsMatcher(v) {
+		s = suite.DescribeValue(v)
+	} else {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return fmt.Sprint(v)
+		}
+		s = strings.TrimSuffix(b.String(), "\n")
 	}
-	s := strings.TrimSuffix(b.String(), "\n")
 	if len(s) > maxShown {
 		cut := maxShown
 		for cut > 0 && !utf8RuneStart(s[cut]) {
@@ -261,3 +347,24 @@ func Show(v any) string {
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// holdsMatcher reports whether v is or contains a compiled matcher.
+func holdsMatcher(v any) bool {
+	switch x := v.(type) {
+	case *suite.Matcher:
+		return true
+	case suite.Object:
+		for _, m := range x {
+			if holdsMatcher(m.Value) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if holdsMatcher(e) {
+				return true
+			}
+		}
+	}
+	return false
+}

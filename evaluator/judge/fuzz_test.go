@@ -40,7 +40,7 @@ func FuzzCompareArguments(f *testing.F) {
 		want := paths(CompareArguments(exp, suite.ToolCall{Arguments: act}))
 		// The allocation-free check agrees with the full comparison.
 		var full []Mismatch
-		compareObject("arguments", exp, act, &full)
+		compareObject("arguments", exp, act, false, &full)
 		if objectMatches(exp, act) != (len(full) == 0) || !slices.Equal(paths(full), want) {
 			t.Fatalf("fast check %v, full comparison %v", objectMatches(exp, act), paths(full))
 		}

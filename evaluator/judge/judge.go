@@ -6,6 +6,7 @@ package judge
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
@@ -30,9 +31,11 @@ type Failure struct {
 	Detail string `json:"detail"`
 }
 
-// Case judges out against c. A nil out is a missing output. Every failing
-// check is reported, in the order of the Code constants; each check yields
-// at most one Failure whose detail lists all of its problems.
+// Case judges out, one output (one trial), against c. A nil out is a
+// missing output; a nil p means the data has no policy, and citations are
+// then not judged. Every failing check is reported, in the order of the
+// Code constants; each check yields at most one Failure whose detail
+// lists all of its problems.
 func Case(c *suite.Case, out *suite.Output, p *suite.Policy) []Failure {
 	if out == nil {
 		return []Failure{{MissingOutput, fmt.Sprintf("the snapshot has no output for %s", c.ID)}}
@@ -47,14 +50,9 @@ func Case(c *suite.Case, out *suite.Output, p *suite.Policy) []Failure {
 	if out.Decision != exp.Decision {
 		add(Decision, []string{fmt.Sprintf("expected %s, got %s", exp.Decision, out.Decision)})
 	}
-	add(ToolCall, toolCallProblems(exp, out.ToolCalls))
-	if call, ok := MatchedCall(exp, out.ToolCalls); ok {
-		var problems []string
-		for _, m := range CompareArguments(exp.ToolCalls[0].Arguments, call) {
-			problems = append(problems, m.String())
-		}
-		add(Arguments, problems)
-	}
+	callProblems, argProblems := judgeCalls(exp, out.ToolCalls)
+	add(ToolCall, callProblems)
+	add(Arguments, argProblems)
 	if p != nil {
 		add(Citation, citationProblems(exp.Citations, out.Citations, p))
 	}
@@ -62,48 +60,57 @@ func Case(c *suite.Case, out *suite.Output, p *suite.Policy) []Failure {
 	return fs
 }
 
-// Pairing is how an output's calls were paired with the expected ones.
-type Pairing struct {
-	Actual   []int // per expected call, the index of the output call paired with it, or -1
-	Unpaired []int // indexes of output calls paired with no expected call
-}
-
-// PairCalls returns the pairing the judge used: the one that matched the
-// most calls.
-func PairCalls(exp *suite.Expected, calls []suite.ToolCall) Pairing {
-	p := Pairing{Actual: make([]int, len(exp.ToolCalls))}
-	for i := range p.Actual {
-		p.Actual[i] = -1
-		if i < len(calls) && calls[i].Name == exp.ToolCalls[i].Name {
-			p.Actual[i] = i
-		}
-	}
-	for j := range calls {
-		if j >= len(p.Actual) || p.Actual[j] != j {
-			p.Unpaired = append(p.Unpaired, j)
-		}
-	}
-	return p
-}
-
-// MatchedCall returns the output's tool call when the arguments check
-// applies: the case expects a call and the output holds exactly one call,
-// of the expected name.
+// MatchedCall returns the output's tool call when the case expects one
+// call, matched exactly, and the output holds exactly one call, of the
+// expected name.
 func MatchedCall(exp *suite.Expected, calls []suite.ToolCall) (suite.ToolCall, bool) {
-	if len(exp.ToolCalls) != 1 || len(calls) != 1 || calls[0].Name != exp.ToolCalls[0].Name {
+	if len(exp.ToolCalls) != 1 || exp.Mode() == suite.MatchSubsequence || len(calls) != 1 || calls[0].Name != exp.ToolCalls[0].Name {
 		return suite.ToolCall{}, false
 	}
 	return calls[0], true
 }
 
-func toolCallProblems(exp *suite.Expected, calls []suite.ToolCall) []string {
-	if len(exp.ToolCalls) == 0 {
-		if len(calls) > 0 {
-			return []string{fmt.Sprintf("%s expects no tool call, got %d: %s", exp.Decision, len(calls), callNames(calls))}
+// judgeCalls is the tool_call and arguments checks of §8.2: the problems
+// of each, at most one of them non-empty.
+func judgeCalls(exp *suite.Expected, calls []suite.ToolCall) (callProblems, argProblems []string) {
+	mode := exp.Mode()
+	switch n := len(exp.ToolCalls); {
+	case n == 0:
+		if mode != suite.MatchSubsequence && len(calls) > 0 {
+			return []string{fmt.Sprintf("%s expects no tool call, got %d: %s", exp.Decision, len(calls), callNames(calls))}, nil
 		}
-		return nil
+		return nil, nil
+	case n == 1 && mode != suite.MatchSubsequence:
+		// One call in either mode: the output must hold just that one.
+		// This is the common case; it needs no pairing.
+		if problems := oneCallProblems(exp.ToolCalls[0].Name, calls); problems != nil {
+			return problems, nil
+		}
+		if argumentsMatch(exp.ToolCalls[0].Arguments, &calls[0]) {
+			return nil, nil
+		}
+		for _, m := range CompareArguments(exp.ToolCalls[0].Arguments, calls[0]) {
+			argProblems = append(argProblems, m.String())
+		}
+		return nil, argProblems
 	}
-	want := exp.ToolCalls[0].Name
+	pr := pair(exp, calls)
+	if !pr.namesPair {
+		return nameProblems(exp, calls, pr.Pairing), nil
+	}
+	for i, j := range pr.Actual {
+		if pr.full[i] {
+			continue
+		}
+		want := exp.ToolCalls[i]
+		for _, m := range CompareArguments(want.Arguments, calls[j]) {
+			argProblems = append(argProblems, fmt.Sprintf("expected.tool_calls[%d] %s (output tool_calls[%d]): %s", i, want.Name, j, m))
+		}
+	}
+	return nil, argProblems
+}
+
+func oneCallProblems(want string, calls []suite.ToolCall) []string {
 	switch {
 	case len(calls) == 0:
 		return []string{fmt.Sprintf("expected one call to %s, got none", want)}
@@ -113,6 +120,56 @@ func toolCallProblems(exp *suite.Expected, calls []suite.ToolCall) []string {
 		return []string{fmt.Sprintf("expected a call to %s, got %s", want, calls[0].Name)}
 	}
 	return nil
+}
+
+// nameProblems words why the output's calls cannot be paired with the
+// expected ones by names alone, given the best partial pairing p: which
+// expected calls are missing or out of order, and which calls are extra.
+func nameProblems(exp *suite.Expected, calls []suite.ToolCall, p Pairing) []string {
+	mode := exp.Mode()
+	expNames := make([]string, len(exp.ToolCalls))
+	for i, c := range exp.ToolCalls {
+		expNames[i] = c.Name
+	}
+	got := "none"
+	if len(calls) > 0 {
+		got = callNames(calls)
+	}
+	var lead string
+	switch mode {
+	case suite.MatchAnyOrder:
+		lead = fmt.Sprintf("expected %d calls in any order: %s; got %d: %s", len(expNames), strings.Join(expNames, ", "), len(calls), got)
+	case suite.MatchSubsequence:
+		lead = fmt.Sprintf("expected these calls in this order, among any others: %s; got %d: %s", strings.Join(expNames, ", "), len(calls), got)
+	default:
+		lead = fmt.Sprintf("expected %d calls in this order: %s; got %d: %s", len(expNames), strings.Join(expNames, ", "), len(calls), got)
+	}
+	problems := []string{lead}
+	// An unpaired expected call whose tool the output calls elsewhere,
+	// unpaired, is out of order (any_order has no order to break).
+	extra := slices.Clone(p.Unpaired)
+	for i, j := range p.Actual {
+		if j >= 0 {
+			continue
+		}
+		name := exp.ToolCalls[i].Name
+		at := -1
+		if mode != suite.MatchAnyOrder {
+			at = slices.IndexFunc(extra, func(k int) bool { return calls[k].Name == name })
+		}
+		if at < 0 {
+			problems = append(problems, fmt.Sprintf("missing expected.tool_calls[%d] %s", i, name))
+			continue
+		}
+		problems = append(problems, fmt.Sprintf("expected.tool_calls[%d] %s is out of order (the output makes it as tool_calls[%d])", i, name, extra[at]))
+		extra = slices.Delete(extra, at, at+1)
+	}
+	if mode != suite.MatchSubsequence {
+		for _, j := range extra {
+			problems = append(problems, fmt.Sprintf("extra tool_calls[%d] %s", j, calls[j].Name))
+		}
+	}
+	return problems
 }
 
 func callNames(calls []suite.ToolCall) string {

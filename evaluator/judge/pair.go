@@ -1,0 +1,200 @@
+package judge
+
+import "github.com/releasegate/releasegate/evaluator/suite"
+
+// Pairing is how an output's calls were paired with the expected ones.
+type Pairing struct {
+	Actual   []int // per expected call, the index of the output call paired with it, or -1
+	Unpaired []int // indexes of output calls paired with no expected call
+}
+
+// PairCalls returns the pairing the judge used: among the pairings the
+// case's tool_match allows that pair calls of equal names, one that
+// matches the most calls fully. When no pairing pairs every expected call
+// (and, for exact and any_order, every output call), it is one that pairs
+// as many calls by name as possible.
+func PairCalls(exp *suite.Expected, calls []suite.ToolCall) Pairing {
+	return pair(exp, calls).Pairing
+}
+
+// pairing is a Pairing with what the judge concluded from it.
+type pairing struct {
+	Pairing
+	namesPair bool   // the pairing pairs every call as the mode requires
+	full      []bool // per expected call, whether its paired call matches fully
+}
+
+// matchTable answers "does output call j match expected call i fully?",
+// comparing arguments at most once per pair and only for equal names.
+type matchTable struct {
+	exp   []suite.ExpectedCall
+	calls []suite.ToolCall
+	memo  []int8 // 0 unknown, 1 yes, -1 no; row-major by expected call
+}
+
+func newMatchTable(exp []suite.ExpectedCall, calls []suite.ToolCall) *matchTable {
+	return &matchTable{exp: exp, calls: calls, memo: make([]int8, len(exp)*len(calls))}
+}
+
+func (t *matchTable) names(i, j int) bool { return t.exp[i].Name == t.calls[j].Name }
+
+func (t *matchTable) full(i, j int) bool {
+	k := i*len(t.calls) + j
+	if t.memo[k] == 0 {
+		t.memo[k] = -1
+		if t.names(i, j) && argumentsMatch(t.exp[i].Arguments, &t.calls[j]) {
+			t.memo[k] = 1
+		}
+	}
+	return t.memo[k] == 1
+}
+
+func pair(exp *suite.Expected, calls []suite.ToolCall) pairing {
+	t := newMatchTable(exp.ToolCalls, calls)
+	var actual []int
+	var namesPair bool
+	switch exp.Mode() {
+	case suite.MatchAnyOrder:
+		actual = t.anyOrder()
+		namesPair = len(calls) == len(exp.ToolCalls) && !contains(actual, -1)
+	case suite.MatchSubsequence:
+		actual = t.inOrder()
+		namesPair = !contains(actual, -1)
+	default:
+		actual, namesPair = t.positional()
+		if !namesPair {
+			actual = t.inOrder()
+		}
+	}
+	p := pairing{Pairing: Pairing{Actual: actual}, namesPair: namesPair, full: make([]bool, len(actual))}
+	used := make([]bool, len(calls))
+	for i, j := range actual {
+		if j >= 0 {
+			used[j] = true
+			p.full[i] = t.full(i, j)
+		}
+	}
+	for j, u := range used {
+		if !u {
+			p.Unpaired = append(p.Unpaired, j)
+		}
+	}
+	return p
+}
+
+func contains(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// positional pairs call i with expected call i, as exact requires; ok is
+// false when the counts or a name differ.
+func (t *matchTable) positional() (actual []int, ok bool) {
+	if len(t.calls) != len(t.exp) {
+		return nil, false
+	}
+	actual = make([]int, len(t.exp))
+	for i := range t.exp {
+		if !t.names(i, i) {
+			return nil, false
+		}
+		actual[i] = i
+	}
+	return actual, true
+}
+
+// inOrder pairs expected calls with output calls of the same name keeping
+// both orders, pairing as many as possible and, among those pairings, one
+// that matches the most calls fully: a longest common subsequence by
+// dynamic programming, in time and space proportional to the product of
+// the two counts.
+func (t *matchTable) inOrder() []int {
+	n, m := len(t.exp), len(t.calls)
+	// A pair counts more than all full matches together.
+	pairWeight := n + 1
+	width := m + 1
+	best := make([]int, (n+1)*width) // best[i*width+j]: first i expected, first j calls
+	for i := 1; i <= n; i++ {
+		for j := 1; j <= m; j++ {
+			v := max(best[(i-1)*width+j], best[i*width+j-1])
+			if t.names(i-1, j-1) {
+				d := best[(i-1)*width+j-1] + pairWeight
+				if t.full(i-1, j-1) {
+					d++
+				}
+				v = max(v, d)
+			}
+			best[i*width+j] = v
+		}
+	}
+	actual := make([]int, n)
+	for i := range actual {
+		actual[i] = -1
+	}
+	for i, j := n, m; i > 0 && j > 0; {
+		v := best[i*width+j]
+		switch {
+		case v == best[(i-1)*width+j]:
+			i--
+		case v == best[i*width+j-1]:
+			j--
+		default: // only the pair itself explains v
+			actual[i-1] = j - 1
+			i, j = i-1, j-1
+		}
+	}
+	return actual
+}
+
+// anyOrder pairs expected calls with output calls of the same name in any
+// order: a maximum matching over the pairs that match fully (augmenting
+// paths, so a pairing that greedy choice would miss is still found), then
+// each expected call left over is given a free call of its name. Within
+// one name every call may pair with every other, so this pairs as many
+// calls by name as any pairing can.
+func (t *matchTable) anyOrder() []int {
+	n, m := len(t.exp), len(t.calls)
+	actual := make([]int, n)
+	owner := make([]int, m) // per output call, its expected call or -1
+	for i := range actual {
+		actual[i] = -1
+	}
+	for j := range owner {
+		owner[j] = -1
+	}
+	seen := make([]bool, m)
+	var augment func(i int) bool
+	augment = func(i int) bool {
+		for j := 0; j < m; j++ {
+			if seen[j] || !t.full(i, j) {
+				continue
+			}
+			seen[j] = true
+			if owner[j] < 0 || augment(owner[j]) {
+				owner[j], actual[i] = i, j
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < n; i++ {
+		clear(seen)
+		augment(i)
+	}
+	for i := range actual {
+		if actual[i] >= 0 {
+			continue
+		}
+		for j := 0; j < m; j++ {
+			if owner[j] < 0 && t.names(i, j) {
+				owner[j], actual[i] = i, j
+				break
+			}
+		}
+	}
+	return actual
+}
