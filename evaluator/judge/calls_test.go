@@ -193,3 +193,20 @@ func TestOneExactCallKeepsItsWording(t *testing.T) {
 		{"argument differs", ruleExact, exp, `[{"name": "reject_expense", "arguments": {"reason_code": "Y"}}]`, []Code{Arguments}, []string{`arguments: arguments.reason_code: expected "X", got "Y"`}, nil},
 	})
 }
+
+// BenchmarkCaseSeveralCalls judges three calls in any order with matchers,
+// the output listing them in another order.
+func BenchmarkCaseSeveralCalls(b *testing.B) {
+	exp := mustExpected(b, `{"decision": "act", "tool_match": "any_order", "tool_calls": [
+		{"name": "get", "arguments": {"id": {"$any": [1, 2]}, "fields": {"$optional": ["a"]}}},
+		{"name": "get", "arguments": {"id": 1}},
+		{"name": "book", "arguments": {"$exact": {"city": {"$text": "New York"}, "seat": {"$optional": "12A"}}}}]}`)
+	calls := parseCalls(b, `[{"name": "book", "arguments": {"city": "new-york"}}, {"name": "get", "arguments": {"id": 1}}, {"name": "get", "arguments": {"id": 2}}]`)
+	c := &suite.Case{ID: "T-1", Expected: *exp}
+	out := &suite.Output{Decision: "act", ToolCalls: calls}
+	for b.Loop() {
+		if Case(c, out, nil) != nil {
+			b.Fatal("wrong verdict")
+		}
+	}
+}

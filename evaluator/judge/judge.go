@@ -7,6 +7,7 @@ package judge
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
@@ -77,7 +78,7 @@ func judgeCalls(exp *suite.Expected, calls []suite.ToolCall) (callProblems, argP
 	switch n := len(exp.ToolCalls); {
 	case n == 0:
 		if mode != suite.MatchSubsequence && len(calls) > 0 {
-			return []string{fmt.Sprintf("%s expects no tool call, got %d: %s", exp.Decision, len(calls), callNames(calls))}, nil
+			return []string{string(exp.Decision) + " expects no tool call, got " + strconv.Itoa(len(calls)) + ": " + callNames(calls)}, nil
 		}
 		return nil, nil
 	case n == 1 && mode != suite.MatchSubsequence:

@@ -86,6 +86,7 @@ func FuzzCases(f *testing.F) {
 	schema := sampleSchema(f)
 	f.Add(`{"case_id":"ER-100","title":"t","severity":"major","input":{},"expected":{"decision":"no_op","tool_calls":[],"citations":["ER-2026.10 §7.1"],"forbidden_tools":["issue_payment"]}}`)
 	f.Add(`{"case_id":"ER-100","title":"t","severity":"minor","input":{"a":1},"expected":{"decision":"approve","tool_calls":[{"name":"approve_expense","arguments":{"x":[1,2]}}],"citations":[],"forbidden_tools":[]}}`)
+	f.Add(`{"case_id":"ER-100","title":"t","severity":"minor","input":{},"expected":{"decision":"approve","tool_calls":[{"name":"approve_expense","arguments":{"$exact":{"x":{"$any":[1,{"$text":"a"}]},"y":{"$optional":{"$literal":{"$z":1}}}}}}],"citations":[],"forbidden_tools":[]}}`)
 	// The same schema with every input decoded: skipping an input's
 	// members must never change a verdict.
 	decodeInputs := &CaseSchema{schema: schema.schema}
