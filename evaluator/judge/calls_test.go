@@ -210,3 +210,12 @@ func BenchmarkCaseSeveralCalls(b *testing.B) {
 		}
 	}
 }
+
+func TestNoCallsAtAll(t *testing.T) {
+	runCallTests(t, []callTest{
+		{"exact", ruleToolCall, `{"tool_calls": [{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}]}`, `[]`,
+			[]Code{ToolCall}, []string{"tool_call: expected 2 calls in this order: a, b; got none; missing expected.tool_calls[0] a; missing expected.tool_calls[1] b"}, &Pairing{Actual: []int{-1, -1}}},
+		{"subsequence", ruleToolCall, `{"tool_match": "subsequence", "tool_calls": [{"name": "a", "arguments": {}}]}`, `[]`,
+			[]Code{ToolCall}, []string{"tool_call: expected these calls in this order, among any others: a; got none; missing expected.tool_calls[0] a"}, nil},
+	})
+}

@@ -132,18 +132,18 @@ func nameProblems(exp *suite.Expected, calls []suite.ToolCall, p Pairing) []stri
 	for i, c := range exp.ToolCalls {
 		expNames[i] = c.Name
 	}
-	got := "none"
+	got := "got none"
 	if len(calls) > 0 {
-		got = callNames(calls)
+		got = fmt.Sprintf("got %d: %s", len(calls), callNames(calls))
 	}
 	var lead string
 	switch mode {
 	case suite.MatchAnyOrder:
-		lead = fmt.Sprintf("expected %d calls in any order: %s; got %d: %s", len(expNames), strings.Join(expNames, ", "), len(calls), got)
+		lead = fmt.Sprintf("expected %d calls in any order: %s; %s", len(expNames), strings.Join(expNames, ", "), got)
 	case suite.MatchSubsequence:
-		lead = fmt.Sprintf("expected these calls in this order, among any others: %s; got %d: %s", strings.Join(expNames, ", "), len(calls), got)
+		lead = fmt.Sprintf("expected these calls in this order, among any others: %s; %s", strings.Join(expNames, ", "), got)
 	default:
-		lead = fmt.Sprintf("expected %d calls in this order: %s; got %d: %s", len(expNames), strings.Join(expNames, ", "), len(calls), got)
+		lead = fmt.Sprintf("expected %d calls in this order: %s; %s", len(expNames), strings.Join(expNames, ", "), got)
 	}
 	problems := []string{lead}
 	// An unpaired expected call whose tool the output calls elsewhere,

@@ -115,9 +115,9 @@ func (t *matchTable) positional() (actual []int, ok bool) {
 func (t *matchTable) inOrder() []int {
 	n, m := len(t.exp), len(t.calls)
 	// A pair counts more than all full matches together.
-	pairWeight := n + 1
+	pairWeight := int32(n + 1)
 	width := m + 1
-	best := make([]int, (n+1)*width) // best[i*width+j]: first i expected, first j calls
+	best := make([]int32, (n+1)*width) // best[i*width+j]: first i expected, first j calls
 	for i := 1; i <= n; i++ {
 		for j := 1; j <= m; j++ {
 			v := max(best[(i-1)*width+j], best[i*width+j-1])
