@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -217,5 +218,25 @@ func TestNoCallsAtAll(t *testing.T) {
 			[]Code{ToolCall}, []string{"tool_call: expected 2 calls in this order: a, b; got none; missing expected.tool_calls[0] a; missing expected.tool_calls[1] b"}, &Pairing{Actual: []int{-1, -1}}},
 		{"subsequence", ruleToolCall, `{"tool_match": "subsequence", "tool_calls": [{"name": "a", "arguments": {}}]}`, `[]`,
 			[]Code{ToolCall}, []string{"tool_call: expected these calls in this order, among any others: a; got none; missing expected.tool_calls[0] a"}, nil},
+	})
+}
+
+// TestLargePairings judges outputs whose pairing tables exceed maxTable:
+// the verdicts stay those of the contract.
+func TestLargePairings(t *testing.T) {
+	const n = 1100
+	var exp, calls, swapped []string
+	for i := range n {
+		exp = append(exp, fmt.Sprintf(`{"name": "a", "arguments": {"i": %d}}`, i))
+		calls = append(calls, `{"name": "log", "arguments": {}}`, fmt.Sprintf(`{"name": "a", "arguments": {"i": %d}}`, i))
+		swapped = append(swapped, fmt.Sprintf(`{"name": "a", "arguments": {"i": %d}}`, n-1-i))
+	}
+	sub := `{"tool_match": "subsequence", "tool_calls": [` + strings.Join(exp, ",") + `]}`
+	runCallTests(t, []callTest{
+		{"subsequence passes", ruleSubsequence, sub, "[" + strings.Join(calls, ",") + "]", nil, nil, nil},
+		{"subsequence, names pair, arguments do not", ruleArguments, sub, "[" + strings.Join(swapped, ",") + "]", []Code{Arguments}, []string{"expected.tool_calls[0] a (output tool_calls[0]): arguments.i: expected 0, got 1099"}, nil},
+		{"subsequence, a call missing", ruleToolCall, sub, "[" + strings.Join(calls[:2*n-1], ",") + "]", []Code{ToolCall}, []string{"missing expected.tool_calls[1099] a"}, nil},
+		{"exact, extra calls", ruleToolCall, `{"tool_calls": [` + strings.Join(exp, ",") + `]}`, "[" + strings.Join(calls, ",") + "]", []Code{ToolCall}, []string{"extra tool_calls[0] log", "extra tool_calls[2198] log"}, nil},
+		{"any order", ruleAnyOrder, `{"tool_match": "any_order", "tool_calls": [` + strings.Join(exp, ",") + `]}`, "[" + strings.Join(swapped, ",") + "]", nil, nil, nil},
 	})
 }

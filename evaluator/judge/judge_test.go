@@ -185,7 +185,7 @@ func BenchmarkCase(b *testing.B) {
 func BenchmarkCasePass(b *testing.B) {
 	p := testPolicy(b)
 	c := rejectCase(b)
-	pass := &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(b, "reject_expense", `{"claim_id":"C-1","amount":1250.0,"approver":{"id":"M-1"},"lines":[1,2],"note":"x"}`)}, Citations: []string{"ER-2026.10 §5.1"}}
+	pass := &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(b, "reject_expense", `{"claim_id":"C-1","amount":1250.0,"approver":{"id":"M-1"},"lines":[1,2],"note":"x"}`)}, Citations: []string{"ER-2026.10 §5.1"}}
 	for b.Loop() {
 		if Case(c, pass, p) != nil {
 			b.Fatal("wrong verdict")

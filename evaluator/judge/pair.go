@@ -32,13 +32,26 @@ type matchTable struct {
 	memo  []int8 // 0 unknown, 1 yes, -1 no; row-major by expected call
 }
 
+// maxTable bounds the cells of the tables pairing keeps for one output:
+// beyond it (a case expecting thousands of calls of an output making
+// thousands), arguments are compared again instead of remembered, and
+// in-order pairing is greedy.
+const maxTable = 1 << 20
+
 func newMatchTable(exp []suite.ExpectedCall, calls []suite.ToolCall) *matchTable {
-	return &matchTable{exp: exp, calls: calls, memo: make([]int8, len(exp)*len(calls))}
+	t := &matchTable{exp: exp, calls: calls}
+	if cells := (len(exp) + 1) * (len(calls) + 1); cells <= maxTable {
+		t.memo = make([]int8, len(exp)*len(calls))
+	}
+	return t
 }
 
 func (t *matchTable) names(i, j int) bool { return t.exp[i].Name == t.calls[j].Name }
 
 func (t *matchTable) full(i, j int) bool {
+	if t.memo == nil {
+		return t.names(i, j) && argumentsMatch(t.exp[i].Arguments, &t.calls[j])
+	}
 	k := i*len(t.calls) + j
 	if t.memo[k] == 0 {
 		t.memo[k] = -1
@@ -114,6 +127,9 @@ func (t *matchTable) positional() (actual []int, ok bool) {
 // the two counts.
 func (t *matchTable) inOrder() []int {
 	n, m := len(t.exp), len(t.calls)
+	if t.memo == nil {
+		return t.greedyInOrder()
+	}
 	// A pair counts more than all full matches together.
 	pairWeight := int32(n + 1)
 	width := m + 1
@@ -192,6 +208,34 @@ func (t *matchTable) anyOrder() []int {
 		for j := 0; j < m; j++ {
 			if owner[j] < 0 && t.names(i, j) {
 				owner[j], actual[i] = i, j
+				break
+			}
+		}
+	}
+	return actual
+}
+
+// greedyInOrder is inOrder for tables too large to keep: each expected
+// call takes the first fitting call after the previous one's. Taking the
+// first call that matches fully finds a pairing matching every call
+// whenever one exists, and taking the first of the same name finds a
+// pairing by names whenever one exists; between the two, the pairing may
+// match fewer calls than the best one.
+func (t *matchTable) greedyInOrder() []int {
+	if actual := t.firstFits(t.full); !contains(actual, -1) {
+		return actual
+	}
+	return t.firstFits(t.names)
+}
+
+func (t *matchTable) firstFits(fits func(i, j int) bool) []int {
+	actual := make([]int, len(t.exp))
+	next := 0
+	for i := range actual {
+		actual[i] = -1
+		for j := next; j < len(t.calls); j++ {
+			if fits(i, j) {
+				actual[i], next = j, j+1
 				break
 			}
 		}
