@@ -30,6 +30,10 @@ func TestCasesRefuseMalformedMatchers(t *testing.T) {
 		{"$optional in an array", `{"ids":[{"$optional":1}]}`, `cases.jsonl:2: expected.tool_calls[0].arguments.ids[0]: $optional may only be the value of an object member`},
 		{"$optional in $any", `{"id":{"$any":[{"$optional":1}]}}`, `cases.jsonl:2: expected.tool_calls[0].arguments.id.$any[0]: $optional may only be the value of an object member`},
 		{"deep inside $exact", `{"$exact":{"a":{"b":[{"$text":[]}]}}}`, `cases.jsonl:2: expected.tool_calls[0].arguments.$exact.a.b[0]: $text needs a string, got an empty array`},
+		{"$exact of a matcher", `{"p":{"$exact":{"$text":"x"}}}`, `cases.jsonl:2: expected.tool_calls[0].arguments.p: $exact needs an object of members, got the matcher $text`},
+		{"$optional in $optional", `{"p":{"$optional":{"$optional":1}}}`, `cases.jsonl:2: expected.tool_calls[0].arguments.p.$optional: $optional may only be the value of an object member`},
+		{"$any of strings for all arguments", `{"$any":[{"a":1},"x"]}`, `cases.jsonl:2: expected.tool_calls[0].arguments: $any alternative 1 is a string, not an object`},
+		{"$literal number for all arguments", `{"$literal":1}`, `cases.jsonl:2: expected.tool_calls[0].arguments: $literal holds a number, not an object`},
 		{"$text for all arguments", `{"$text":"x"}`, `cases.jsonl:2: expected.tool_calls[0].arguments: $text matches only strings; the arguments of a call are always an object`},
 	}
 	for _, tt := range tests {
