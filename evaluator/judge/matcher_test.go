@@ -135,6 +135,9 @@ func TestTopLevelMatchers(t *testing.T) {
 	runMatcherTests(t, `Inside expected arguments (the arguments object itself included, so "arguments": {"$exact": {…}} refuses extra arguments)`, []matcherTest{
 		{"exact refuses extra arguments", `{"$exact": {"id": 1}}`, `{"id": 1, "debug": true}`, []string{`arguments.debug: not expected, got true (only the listed members are allowed)`}},
 		{"any of two argument sets", `{"$any": [{"id": 1}, {"$exact": {"code": "X"}}]}`, `{"code": "X"}`, nil},
+		{"text never matches an object", `{"$text": "x"}`, `{"x": 1}`, []string{`arguments: expected text like "x", got {"x":1}`}},
+		{"literal scalar never matches an object", `{"$literal": "x"}`, `{}`, []string{`arguments: expected "x", got {}`}},
+		{"non-object alternatives are never taken", `{"$any": ["x", {"id": 1}]}`, `{"id": 1}`, nil},
 		{"any of two argument sets, neither", `{"$any": [{"id": 1}, {"$exact": {"code": "X"}}]}`, `{"code": "Y"}`, []string{`arguments: expected any of {"id": 1}, exactly these members {"code": "X"}, got {"code":"Y"}`}},
 	})
 }

@@ -32,9 +32,6 @@ func TestCasesRefuseMalformedMatchers(t *testing.T) {
 		{"deep inside $exact", `{"$exact":{"a":{"b":[{"$text":[]}]}}}`, `cases.jsonl:2: expected.tool_calls[0].arguments.$exact.a.b[0]: $text needs a string, got an empty array`},
 		{"$exact of a matcher", `{"p":{"$exact":{"$text":"x"}}}`, `cases.jsonl:2: expected.tool_calls[0].arguments.p: $exact needs an object of members, got the matcher $text`},
 		{"$optional in $optional", `{"p":{"$optional":{"$optional":1}}}`, `cases.jsonl:2: expected.tool_calls[0].arguments.p.$optional: $optional may only be the value of an object member`},
-		{"$any of strings for all arguments", `{"$any":[{"a":1},"x"]}`, `cases.jsonl:2: expected.tool_calls[0].arguments: $any alternative 1 is a string, not an object`},
-		{"$literal number for all arguments", `{"$literal":1}`, `cases.jsonl:2: expected.tool_calls[0].arguments: $literal holds a number, not an object`},
-		{"$text for all arguments", `{"$text":"x"}`, `cases.jsonl:2: expected.tool_calls[0].arguments: $text matches only strings; the arguments of a call are always an object`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,6 +78,23 @@ func TestCasesReadToolMatch(t *testing.T) {
 		_, err := Cases("cases.jsonl", strings.NewReader(line(bad.member)), nil, s.Policy, false)
 		if err == nil || err.Error() != bad.want {
 			t.Errorf("error = %v, want %s", err, bad.want)
+		}
+	}
+}
+
+// TestCasesAcceptMatchersThatCannotMatchAnObject: the contract does not
+// list a matcher for the whole arguments that accepts no object among
+// bad input; such a case loads, and no output can pass it.
+func TestCasesAcceptMatchersThatCannotMatchAnObject(t *testing.T) {
+	s := sampleSuite(t)
+	for _, args := range []string{`{"$text":"x"}`, `{"$literal":1}`, `{"$any":["x",{"a":1}]}`} {
+		line := `{"case_id":"ER-100","title":"t","severity":"major","input":{},"expected":{"decision":"reject","tool_calls":[{"name":"reject_expense","arguments":` + args + `}],"citations":[],"forbidden_tools":[]}}`
+		cases, err := Cases("cases.jsonl", strings.NewReader(line), nil, s.Policy, false)
+		if err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		if _, ok := cases[0].Expected.ToolCalls[0].Arguments.(*suite.Matcher); !ok {
+			t.Fatalf("%s: arguments compiled to %#v", args, cases[0].Expected.ToolCalls[0].Arguments)
 		}
 	}
 }

@@ -59,23 +59,16 @@ func (e *MatcherError) Error() string { return e.Path + ": " + e.Msg }
 // into the value the judge matches against: every object with exactly
 // one member whose name starts with "$" becomes a *Matcher. The result is
 // an Object or, when the arguments object itself is a matcher, a
-// *Matcher that can match an object. Arguments without matchers are
+// *Matcher. A matcher there that accepts no object, such as $text, is
+// not refused: it is a case no output can pass, and the judge says so
+// with an arguments failure. Arguments without matchers are
 // returned as they are, so a suite that uses none pays nothing for them.
 // path names args in errors, e.g. "expected.tool_calls[0].arguments".
 func CompileArguments(args any, path string) (any, error) {
 	if !hasMatcher(args) {
 		return args, nil
 	}
-	v, err := compile(args, path, false)
-	if err != nil {
-		return nil, err
-	}
-	if m, ok := v.(*Matcher); ok {
-		if why := cannotMatchObject(m); why != "" {
-			return nil, &MatcherError{Path: path, Msg: why + "; the arguments of a call are always an object"}
-		}
-	}
-	return v, nil
+	return compile(args, path, false)
 }
 
 // hasMatcher reports whether v holds any single-member object whose
@@ -188,32 +181,6 @@ func compileMatcher(name string, v any, path string, member bool) (any, error) {
 		return &Matcher{Kind: Literal, Value: v}, nil
 	}
 	return fail("unknown matcher %q: use $any, $optional, $text, $exact or $literal (to expect an object with this one member, write it in $literal)", name)
-}
-
-// cannotMatchObject says why a matcher standing for the whole arguments
-// object could never match one, or returns "".
-func cannotMatchObject(m *Matcher) string {
-	switch m.Kind {
-	case Text:
-		return "$text matches only strings"
-	case Literal:
-		if _, ok := m.Value.(Object); !ok {
-			return "$literal holds " + shapeOf(m.Value) + ", not an object"
-		}
-	case AnyOf:
-		for i, o := range m.Options {
-			switch x := o.(type) {
-			case Object:
-			case *Matcher:
-				if why := cannotMatchObject(x); why != "" {
-					return fmt.Sprintf("$any alternative %d: %s", i, why)
-				}
-			default:
-				return fmt.Sprintf("$any alternative %d is %s, not an object", i, shapeOf(o))
-			}
-		}
-	}
-	return ""
 }
 
 // shapeOf names the JSON type of a decoded value for messages.
