@@ -100,7 +100,7 @@ func TestToolMatchAnyOrder(t *testing.T) {
 			[]Code{Arguments}, []string{"expected.tool_calls[1] get (output tool_calls[1]): arguments.id: expected 1, got 3"}, &Pairing{Actual: []int{0, 1}}},
 		{"one more call than expected", ruleToolCall, greedyFails,
 			`[{"name": "get", "arguments": {"id": 1}}, {"name": "get", "arguments": {"id": 2}}, {"name": "get", "arguments": {"id": 1}}]`,
-			[]Code{ToolCall}, []string{"expected 2 calls in any order: get, get; got 3: get, get, get", "extra tool_calls[2] get"}, &Pairing{Actual: []int{1, 0}, Unpaired: []int{2}}},
+			[]Code{ToolCall}, []string{"expected 2 calls in any order: get, get; got 3: get, get, get", "extra tool_calls[1] get"}, &Pairing{Actual: []int{0, 2}, Unpaired: []int{1}}},
 		{"a name missing", ruleToolCall, `{"tool_match": "any_order", "tool_calls": [{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}]}`,
 			`[{"name": "b", "arguments": {}}, {"name": "c", "arguments": {}}]`,
 			[]Code{ToolCall}, []string{"missing expected.tool_calls[0] a", "extra tool_calls[1] c"}, &Pairing{Actual: []int{-1, 0}, Unpaired: []int{1}}},

@@ -3,6 +3,7 @@ package judge
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -251,6 +252,11 @@ func FuzzPairing(f *testing.F) {
 			if checkPairing(t, exp2, calls, p2) != checkPairing(t, exp, calls, p) {
 				t.Fatalf("reordering the expected calls changed how many match: %+v / %+v", p2, p)
 			}
+			// Each expected call keeps its output call; equal expected
+			// calls may trade theirs.
+			if a, b := pairedByContent(names, args, p.Actual), pairedByContent(pn, pa, p2.Actual); !maps.EqualFunc(a, b, slices.Equal) {
+				t.Fatalf("reordering the expected calls changed the pairing: %v / %v", b, a)
+			}
 		}
 	})
 }
@@ -269,4 +275,18 @@ func rotated(n int) []int {
 		p[i] = (i + 1) % n
 	}
 	return p
+}
+
+// pairedByContent maps each distinct expected call, written as its name
+// and arguments, to the sorted output calls paired with its copies.
+func pairedByContent(names, args []string, actual []int) map[string][]int {
+	m := map[string][]int{}
+	for i, j := range actual {
+		k := names[i] + " " + args[i]
+		m[k] = append(m[k], j)
+	}
+	for _, v := range m {
+		slices.Sort(v)
+	}
+	return m
 }

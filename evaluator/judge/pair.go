@@ -1,6 +1,12 @@
 package judge
 
-import "github.com/releasegate/releasegate/evaluator/suite"
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+
+	"github.com/releasegate/releasegate/evaluator/suite"
+)
 
 // Pairing is how an output's calls were paired with the expected ones.
 type Pairing struct {
@@ -171,7 +177,9 @@ func (t *matchTable) inOrder() []int {
 // paths, so a pairing that greedy choice would miss is still found), then
 // each expected call left over is given a free call of its name. Within
 // one name every call may pair with every other, so this pairs as many
-// calls by name as any pairing can.
+// calls by name as any pairing can. Expected calls are taken in the order
+// of what they expect, not of where the case lists them, so listing them
+// otherwise pairs each with the same output call.
 func (t *matchTable) anyOrder() []int {
 	n, m := len(t.exp), len(t.calls)
 	actual := make([]int, n)
@@ -197,11 +205,12 @@ func (t *matchTable) anyOrder() []int {
 		}
 		return false
 	}
-	for i := 0; i < n; i++ {
+	order := contentOrder(t.exp)
+	for _, i := range order {
 		clear(seen)
 		augment(i)
 	}
-	for i := range actual {
+	for _, i := range order {
 		if actual[i] >= 0 {
 			continue
 		}
@@ -241,4 +250,19 @@ func (t *matchTable) firstFits(fits func(i, j int) bool) []int {
 		}
 	}
 	return actual
+}
+
+// contentOrder returns the indexes of calls sorted by name, then by their
+// arguments as JSON; equal calls keep their order.
+func contentOrder(calls []suite.ExpectedCall) []int {
+	keys := make([]string, len(calls))
+	order := make([]int, len(calls))
+	for i, c := range calls {
+		b, _ := json.Marshal(suite.ToTree(c.Arguments))
+		keys[i], order[i] = string(b), i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(calls[a].Name, calls[b].Name), cmp.Compare(keys[a], keys[b]))
+	})
+	return order
 }
