@@ -210,18 +210,39 @@ func (t *matchTable) anyOrder() []int {
 		clear(seen)
 		augment(i)
 	}
-	for _, i := range order {
+	// The rest pair by name, fewest mismatching paths first, so that the
+	// detail and the page show the pairs most likely meant. Within one
+	// name any maximal set of pairs is as large as can be.
+	type candidate struct{ cost, rank, j, i int }
+	var rest []candidate
+	for rank, i := range order {
 		if actual[i] >= 0 {
 			continue
 		}
 		for j := 0; j < m; j++ {
 			if owner[j] < 0 && t.names(i, j) {
-				owner[j], actual[i] = i, j
-				break
+				rest = append(rest, candidate{t.cost(i, j), rank, j, i})
 			}
 		}
 	}
+	slices.SortFunc(rest, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(a.cost, b.cost), cmp.Compare(a.rank, b.rank), cmp.Compare(a.j, b.j))
+	})
+	for _, c := range rest {
+		if actual[c.i] < 0 && owner[c.j] < 0 {
+			owner[c.j], actual[c.i] = c.i, c.j
+		}
+	}
 	return actual
+}
+
+// cost is how many paths of output call j fail expected call i, or 0
+// for tables too large to spend a comparison on every pair.
+func (t *matchTable) cost(i, j int) int {
+	if t.memo == nil {
+		return 0
+	}
+	return len(CompareArguments(t.exp[i].Arguments, t.calls[j]))
 }
 
 // greedyInOrder is inOrder for tables too large to keep: each expected
