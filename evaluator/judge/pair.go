@@ -273,17 +273,84 @@ func (t *matchTable) firstFits(fits func(i, j int) bool) []int {
 	return actual
 }
 
-// contentOrder returns the indexes of calls sorted by name, then by their
-// arguments as JSON; equal calls keep their order.
+// contentOrder returns the indexes of calls sorted by name, then by what
+// their arguments expect; equal calls keep their order.
 func contentOrder(calls []suite.ExpectedCall) []int {
-	keys := make([]string, len(calls))
 	order := make([]int, len(calls))
-	for i, c := range calls {
-		b, _ := json.Marshal(suite.ToTree(c.Arguments))
-		keys[i], order[i] = string(b), i
+	for i := range order {
+		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		return cmp.Or(cmp.Compare(calls[a].Name, calls[b].Name), cmp.Compare(keys[a], keys[b]))
+		return cmp.Or(cmp.Compare(calls[a].Name, calls[b].Name), compareValues(calls[a].Arguments, calls[b].Arguments))
 	})
 	return order
+}
+
+// compareValues orders expected values, matchers included, by their kind
+// and then their contents: any fixed order will do, as long as only equal
+// values tie.
+func compareValues(a, b any) int {
+	if c := cmp.Compare(valueRank(a), valueRank(b)); c != 0 {
+		return c
+	}
+	switch x := a.(type) {
+	case suite.Object:
+		y := b.(suite.Object)
+		for k := 0; k < len(x) && k < len(y); k++ {
+			if c := cmp.Or(cmp.Compare(x[k].Name, y[k].Name), compareValues(x[k].Value, y[k].Value)); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(len(x), len(y))
+	case []any:
+		y := b.([]any)
+		for k := 0; k < len(x) && k < len(y); k++ {
+			if c := compareValues(x[k], y[k]); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(len(x), len(y))
+	case *suite.Matcher:
+		y := b.(*suite.Matcher)
+		return cmp.Or(cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.Text, y.Text),
+			compareValues(x.Options, y.Options), compareValues(x.Value, y.Value))
+	case json.Number:
+		return cmp.Compare(x, b.(json.Number))
+	case string:
+		return cmp.Compare(x, b.(string))
+	case bool:
+		return boolCompare(x, b.(bool))
+	}
+	return 0
+}
+
+func boolCompare(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case b:
+		return -1
+	}
+	return 1
+}
+
+// valueRank orders the kinds of values compareValues meets.
+func valueRank(v any) int {
+	switch v.(type) {
+	case nil:
+		return 0
+	case bool:
+		return 1
+	case json.Number:
+		return 2
+	case string:
+		return 3
+	case []any:
+		return 4
+	case suite.Object:
+		return 5
+	case *suite.Matcher:
+		return 6
+	}
+	return 7
 }
