@@ -22,13 +22,22 @@ const (
 	Literal                            // {"$literal": v}
 )
 
-// matcherNames maps each kind to its member name.
-var matcherNames = map[MatcherKind]string{
-	AnyOf: "$any", Optional: "$optional", Text: "$text", ExactObject: "$exact", Literal: "$literal",
-}
-
 // Name is the member name that writes the matcher, "$any" for AnyOf.
-func (k MatcherKind) Name() string { return matcherNames[k] }
+func (k MatcherKind) Name() string {
+	switch k {
+	case AnyOf:
+		return "$any"
+	case Optional:
+		return "$optional"
+	case Text:
+		return "$text"
+	case ExactObject:
+		return "$exact"
+	case Literal:
+		return "$literal"
+	}
+	return ""
+}
 
 // Matcher is one argument matcher, compiled. Which fields are set depends
 // on Kind:
