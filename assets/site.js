@@ -1,89 +1,8 @@
-// releasegate report site: sortable and filterable case tables, and
-// charts that follow the window size and the colour scheme. Every page
-// works without this file; it only adds convenience.
+// releasegate report site: charts that follow the window size and the
+// colour scheme (the case tables are tables.js's). Every page works
+// without this file; it only adds convenience.
 (function () {
   "use strict";
-
-  // Sorting: each column heading of a table marked data-sortable becomes
-  // a button. Cells may carry data-value, the machine-readable value to
-  // sort by; an empty value sorts last.
-  function cellValue(row, index, numeric) {
-    var cell = row.children[index];
-    if (!cell) return numeric ? null : "";
-    var raw = cell.hasAttribute("data-value") ? cell.getAttribute("data-value") : cell.textContent.trim();
-    if (!numeric) return raw.toLowerCase();
-    if (raw === "") return null;
-    var n = parseFloat(raw);
-    return isNaN(n) ? null : n;
-  }
-
-  function compare(a, b) {
-    if (a === b) return 0;
-    if (a === null) return 1;
-    if (b === null) return -1;
-    return a < b ? -1 : 1;
-  }
-
-  function makeSortable(table) {
-    var headings = table.tHead ? table.tHead.rows[0].cells : [];
-    Array.prototype.forEach.call(headings, function (th, index) {
-      var kind = th.getAttribute("data-sort");
-      if (!kind) return;
-      var button = document.createElement("button");
-      button.type = "button";
-      while (th.firstChild) button.appendChild(th.firstChild);
-      th.appendChild(button);
-      button.addEventListener("click", function () {
-        var ascending = th.getAttribute("aria-sort") !== "ascending";
-        Array.prototype.forEach.call(headings, function (other) { other.removeAttribute("aria-sort"); });
-        th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
-        var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        var numeric = kind === "number";
-        var keyed = rows.map(function (row, position) {
-          return { row: row, key: cellValue(row, index, numeric), position: position };
-        });
-        keyed.sort(function (x, y) {
-          var c = compare(x.key, y.key);
-          if (c !== 0 && x.key !== null && y.key !== null && !ascending) c = -c;
-          return c !== 0 ? c : x.position - y.position;
-        });
-        var fragment = document.createDocumentFragment();
-        keyed.forEach(function (k) { fragment.appendChild(k.row); });
-        body.appendChild(fragment);
-      });
-    });
-  }
-
-  // Filtering: a form with data-filter-for names the table it filters.
-  // The form is hidden in the page and shown here, so readers without
-  // JavaScript never meet controls that do nothing.
-  function makeFilter(form) {
-    var table = document.getElementById(form.getAttribute("data-filter-for"));
-    if (!table) return;
-    var rows = Array.prototype.slice.call(table.tBodies[0].rows);
-    var texts = rows.map(function (row) { return row.textContent.toLowerCase(); });
-    var count = form.elements.namedItem("count");
-    function apply() {
-      var q = form.elements.namedItem("q").value.trim().toLowerCase();
-      var result = form.elements.namedItem("result").value;
-      var severity = form.elements.namedItem("severity").value;
-      var shown = 0;
-      rows.forEach(function (row, i) {
-        var visible = (q === "" || texts[i].indexOf(q) !== -1) &&
-          (result === "" || row.getAttribute("data-result") === result) &&
-          (severity === "" || row.getAttribute("data-severity") === severity);
-        row.hidden = !visible;
-        if (visible) shown++;
-      });
-      if (count) count.value = shown + " of " + rows.length + " cases shown";
-    }
-    form.addEventListener("input", apply);
-    form.addEventListener("change", apply);
-    form.addEventListener("submit", function (e) { e.preventDefault(); });
-    form.hidden = false;
-    apply();
-  }
 
   // Charts: go-echarts draws each chart from an inline script before this
   // file runs; here they are resized with the window and recoloured for
@@ -112,8 +31,6 @@
   }
 
   function init() {
-    Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"), makeSortable);
-    Array.prototype.forEach.call(document.querySelectorAll("form[data-filter-for]"), makeFilter);
     var list = charts();
     if (list.length === 0) return;
     var scheme = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;

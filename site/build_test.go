@@ -24,7 +24,8 @@ func TestBuildWritesEveryFile(t *testing.T) {
 		"snapshots/baseline-v1.html", "snapshots/candidate-v2.html", "snapshots/candidate-v3.html",
 		"snapshots/candidate-v2/ER-007.html", "snapshots/baseline-v1/ER-012.html",
 		"cases/ER-001.html", "cases/ER-012.html",
-		"assets/site.css", "assets/site.js", "assets/favicon.svg",
+		"compare.html", "cases.html", "data/cases.js", "data/matrix.js", "data/snapshots/candidate-v2.js",
+		"assets/site.css", "assets/site.js", "assets/tables.js", "assets/favicon.svg",
 		"assets/vendor/echarts/echarts.min.js", "assets/vendor/echarts/LICENSE", "assets/vendor/echarts/NOTICE",
 	}
 	for _, f := range want {
@@ -33,15 +34,15 @@ func TestBuildWritesEveryFile(t *testing.T) {
 		}
 	}
 	// 12 cases × 3 snapshots drilldowns, 12 histories, 3 snapshot pages,
-	// overview, policy, handoff, 404.
+	// overview, policy, handoff, 404, compare, cases.
 	var pages int
 	for f := range files {
 		if strings.HasSuffix(f, ".html") {
 			pages++
 		}
 	}
-	if pages != 36+12+3+4 {
-		t.Errorf("%d pages, want %d", pages, 36+12+3+4)
+	if pages != 36+12+3+6 {
+		t.Errorf("%d pages, want %d", pages, 36+12+3+6)
 	}
 }
 
@@ -281,7 +282,8 @@ func TestRendererMethodsAgreeWithBuild(t *testing.T) {
 		if err := r.RenderSnapshot(in, s.Label(), collect); err != nil {
 			t.Fatal(err)
 		}
-		if got := len(parts) - before; got != 2+len(in.Release.Suite.Cases) {
+		// Its page, results JSON and table data, and the drilldowns.
+		if got := len(parts) - before; got != 3+len(in.Release.Suite.Cases) {
 			t.Errorf("RenderSnapshot(%s) emitted %d files", s.Label(), got)
 		}
 	}

@@ -1,6 +1,9 @@
 package site
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"html/template"
 	"slices"
 
@@ -40,6 +43,15 @@ type DrilldownPage struct {
 	Latency   string
 	Cost      string
 	Elsewhere []NavLink
+
+	// Prev and Next are the neighbouring cases in suite order, NextFailing
+	// the next failing case after this one (wrapping round); nil at the
+	// ends, or when no other case fails.
+	Prev, Next, NextFailing *NavLink
+	// Raw is the output as read from its snapshot file, one line of JSON;
+	// RawSource says where it came from.
+	Raw       string
+	RawSource string
 }
 
 // CallView is one tool call, its arguments printed line by line.
@@ -108,6 +120,11 @@ func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 		HasOutput:        out != nil,
 		ExpectedDecision: string(c.Expected.Decision),
 		Input:            prettyInput(c.Input),
+	}
+	p.Prev, p.Next, p.NextFailing = v.caseNeighbours(s, i, root)
+	if out != nil {
+		p.Raw = rawOutput(out)
+		p.RawSource = fmt.Sprintf("line %d of outputs/%s.jsonl", out.Line, label)
 	}
 	for _, l := range v.info.Labels {
 		if l != label {
@@ -194,4 +211,84 @@ func dedupe(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// caseNeighbours links the cases before and after case i of s in suite
+// order, and the next failing case after it.
+func (v *view) caseNeighbours(s *evaluator.Snapshot, i int, root string) (prev, next, nextFailing *NavLink) {
+	cases := v.in.Release.Suite.Cases
+	link := func(j int) *NavLink {
+		return &NavLink{Href: root + drilldownPath(s.Label(), cases[j].ID), Text: cases[j].ID}
+	}
+	if i > 0 {
+		prev = link(i - 1)
+	}
+	if i+1 < len(cases) {
+		next = link(i + 1)
+	}
+	if j := v.failingAfter(s)[i]; j >= 0 {
+		nextFailing = link(j)
+	}
+	return prev, next, nextFailing
+}
+
+// failingAfter returns, for each case position of s, the position of the
+// next failing case after it, wrapping round, or -1 when no other case
+// fails. It is worked out once per snapshot in linear time.
+func (v *view) failingAfter(s *evaluator.Snapshot) []int {
+	if got, ok := v.nextFailing.Load(s.Label()); ok {
+		return got.([]int)
+	}
+	res := s.Result.Cases
+	n := len(res)
+	out := make([]int, n)
+	next := -1
+	// Two passes from the end: the first finds the wrap-round target of
+	// the last cases, the second fills every position.
+	for pass := 0; pass < 2; pass++ {
+		for j := n - 1; j >= 0; j-- {
+			if pass == 1 {
+				out[j] = next
+				if next == j {
+					out[j] = -1 // the only failing case has no other to go to
+				}
+			}
+			if !res[j].Passed {
+				next = j
+			}
+		}
+	}
+	got, _ := v.nextFailing.LoadOrStore(s.Label(), out)
+	return got.([]int)
+}
+
+// rawOutput writes an output back as one line of JSON with the members
+// the judge read, numbers as they were written.
+func rawOutput(o *suite.Output) string {
+	var b bytes.Buffer
+	member := func(name string, value any) {
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		k, _ := json.Marshal(name)
+		b.Write(k)
+		b.WriteString(": ")
+		switch v := value.(type) {
+		case suite.Number:
+			b.WriteString(v.String())
+		default:
+			j, err := json.Marshal(v)
+			if err != nil {
+				j = []byte("null")
+			}
+			b.Write(j)
+		}
+	}
+	member("case_id", o.CaseID)
+	member("decision", o.Decision)
+	member("tool_calls", o.ToolCalls)
+	member("citations", o.Citations)
+	member("latency_ms", o.LatencyMS)
+	member("cost_usd", o.CostUSD)
+	return "{" + b.String() + "}"
 }

@@ -1,5 +1,32 @@
 package site
 
+import (
+	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/suite"
+)
+
+// linkingDrilldowns marks the cases whose drilldown's next-failing link
+// may change when the listed cases change: for each listed case, those
+// before it back to the previous failing case (wrapping round), since
+// the link skips passing cases only.
+func linkingDrilldowns(results []evaluator.CaseResult, cases []*suite.Case, listed map[string]bool) map[int]bool {
+	marked := map[int]bool{}
+	n := len(cases)
+	for k, c := range cases {
+		if !listed[c.ID] {
+			continue
+		}
+		for step := 1; step < n; step++ {
+			j := (k - step + n) % n
+			marked[j] = true
+			if !results[j].Passed {
+				break
+			}
+		}
+	}
+	return marked
+}
+
 // RenderCases renders what can differ after the outputs of some cases of
 // one snapshot changed, the rest of the release staying as it was: the
 // snapshot's page and results JSON, the drilldowns in that snapshot and
@@ -19,12 +46,16 @@ func (r *Renderer) RenderCases(in *Input, label string, caseIDs []string, emit E
 	for _, id := range caseIDs {
 		listed[id] = true
 	}
-	// The per-case pages of the cases not listed are left out.
+	linking := linkingDrilldowns(s.Result.Cases, in.Release.Suite.Cases, listed)
+	// The per-case pages of the cases not listed are left out, but for
+	// the drilldowns whose next-failing link may lead to a listed case.
 	skip := map[string]bool{}
-	for _, c := range in.Release.Suite.Cases {
+	for i, c := range in.Release.Suite.Cases {
 		if !listed[c.ID] {
-			skip[drilldownPath(label, c.ID)] = true
 			skip[historyPath(c.ID)] = true
+			if !linking[i] {
+				skip[drilldownPath(label, c.ID)] = true
+			}
 		}
 	}
 	var jobs []job

@@ -41,6 +41,28 @@ func TestRenderCasesIsRenderAllWithoutOtherCasesPages(t *testing.T) {
 	all := collect(t, func(e Emit) error { return r.RenderAll(in, e) })
 	got := collect(t, func(e Emit) error { return r.RenderCases(in, "candidate-v2", []string{"ER-006", "ER-007"}, e) })
 
+	// A drilldown whose next-failing link passes over nothing but passing
+	// cases to a listed case is rendered too.
+	linksToListed := map[string]bool{}
+	var v2 *evaluator.Snapshot
+	for _, s := range rel.Snapshots {
+		if s.Label() == "candidate-v2" {
+			v2 = s
+		}
+	}
+	n := len(rel.Suite.Cases)
+	for j := range n {
+		for step := 1; step < n; step++ {
+			k := (j + step) % n
+			if id := rel.Suite.Cases[k].ID; id == "ER-006" || id == "ER-007" {
+				linksToListed[drilldownPath("candidate-v2", rel.Suite.Cases[j].ID)] = true
+			}
+			if !v2.Result.Cases[k].Passed {
+				break
+			}
+		}
+	}
+
 	var want []string
 	for p := range all {
 		perCase := false
@@ -53,11 +75,11 @@ func TestRenderCasesIsRenderAllWithoutOtherCasesPages(t *testing.T) {
 		otherSnapshot := false
 		for _, s := range rel.Snapshots {
 			if s.Label() != "candidate-v2" {
-				otherSnapshot = otherSnapshot || p == snapshotPath(s.Label()) || p == resultsPath(s.Label())
+				otherSnapshot = otherSnapshot || p == snapshotPath(s.Label()) || p == resultsPath(s.Label()) || p == snapshotDataPath(s.Label())
 			}
 		}
 		listed := p == drilldownPath("candidate-v2", "ER-006") || p == drilldownPath("candidate-v2", "ER-007") ||
-			p == historyPath("ER-006") || p == historyPath("ER-007")
+			p == historyPath("ER-006") || p == historyPath("ER-007") || linksToListed[p]
 		if (!perCase && !otherSnapshot) || listed {
 			want = append(want, p)
 		}

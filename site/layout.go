@@ -13,6 +13,7 @@ type Layout struct {
 	Root    string // "" at the top, "../" one folder down
 	Style   string // the stylesheet, relative to the page
 	Script  string // the site script, relative to the page
+	Tables  string // the case-table script, relative to the page
 	Icon    string // the site icon, relative to the page
 	Scripts []string
 	Nav     []NavLink
@@ -55,7 +56,7 @@ func (s siteInfo) layout(path, title string) Layout {
 	link := func(target, text string) NavLink {
 		return NavLink{Href: root + target, Text: text, Current: target == path}
 	}
-	nav := []NavLink{link(overviewPath, "Overview"), link(policyPath, "Policy")}
+	nav := []NavLink{link(overviewPath, "Overview"), link(matrixPath, "Cases"), link(comparePath, "Compare"), link(policyPath, "Policy")}
 	if s.HasHandoff {
 		nav = append(nav, link(handoffPath, "Handoff"))
 	}
@@ -85,6 +86,7 @@ func (s siteInfo) layout(path, title string) Layout {
 		Root:      root,
 		Style:     root + stylePath,
 		Script:    root + scriptPath,
+		Tables:    root + tablesScript,
 		Icon:      root + iconPath,
 		Nav:       nav,
 		Snapshots: snaps,

@@ -57,7 +57,9 @@ func TestLinksResolve(t *testing.T) {
 					t.Errorf("%s: <%s %s=%q> leads to %s, which the site does not hold", page, n.Data, key, ref, target)
 					continue
 				}
-				if frag != "" {
+				// A fragment with "=" names a view of a case table
+				// (#result=fail), which the page's script reads.
+				if frag != "" && !strings.Contains(frag, "=") {
 					fragments++
 					if !strings.HasSuffix(target, ".html") || !pageIDs(target)[frag] {
 						t.Errorf("%s: %q: %s has no element with id %q", page, ref, target, frag)

@@ -17,6 +17,13 @@ const (
 	stylePath    = "assets/site.css"
 	scriptPath   = "assets/site.js"
 	iconPath     = "assets/favicon.svg"
+	tablesScript = "assets/tables.js"
+	comparePath  = "compare.html"
+	matrixPath   = "cases.html"
+	// The data the compare page, the cases matrix and large case tables
+	// load as scripts: a page opened from disk may not fetch files.
+	casesDataPath  = "data/cases.js"
+	matrixDataPath = "data/matrix.js"
 )
 
 // Labels and case ids are safe file names by contract (suite.SafeID), so
@@ -31,6 +38,8 @@ func drilldownPath(label, caseID string) string {
 func historyPath(caseID string) string { return "cases/" + caseID + ".html" }
 
 func resultsPath(label string) string { return "results/" + label + ".json" }
+
+func snapshotDataPath(label string) string { return "data/snapshots/" + label + ".js" }
 
 // rootFor returns the relative prefix that leads from the page at path back
 // to the site root: "" for index.html, "../../" for a drilldown.

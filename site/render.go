@@ -16,7 +16,7 @@ import (
 // The page templates. Each is parsed together with templates/base.html
 // into a set of its own, so every page can define "content" without
 // clashing with the others.
-var pageTemplates = []string{"overview", "snapshot", "drilldown", "history", "policy", "handoff"}
+var pageTemplates = []string{"overview", "snapshot", "drilldown", "history", "policy", "handoff", "compare", "matrix"}
 
 // notFoundTemplate stands alone: it must work at any depth, so it does
 // not use the shared frame with its relative stylesheet.
@@ -66,7 +66,7 @@ func readAssets(web fs.FS) ([]asset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("site: assets: %w", err)
 	}
-	for _, need := range []string{stylePath, scriptPath, iconPath, echartsDir + "echarts.min.js"} {
+	for _, need := range []string{stylePath, scriptPath, tablesScript, iconPath, echartsDir + "echarts.min.js"} {
 		if !hasAsset(out, need) {
 			return nil, fmt.Errorf("site: assets: %s is missing", need)
 		}
@@ -90,6 +90,8 @@ type view struct {
 	info siteInfo
 	// headers caches rendered navigation by Layout.headerKey.
 	headers sync.Map
+	// nextFailing caches failingAfter by snapshot label.
+	nextFailing sync.Map
 }
 
 func newView(in *Input) (*view, error) {
@@ -207,6 +209,18 @@ func fileJob(p string, make func() []byte) job {
 	}}
 }
 
+// dataJob publishes a data script made when the job runs.
+func dataJob(p string, make func() ([]byte, error)) job {
+	return job{path: p, make: func(w *bytes.Buffer) error {
+		b, err := make()
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		w.Write(b)
+		return nil
+	}}
+}
+
 // snapshotJobs are the files of one snapshot: its page, its results JSON
 // and a drilldown per case.
 func (r *Renderer) snapshotJobs(v *view, s *evaluator.Snapshot) []job {
@@ -222,6 +236,7 @@ func (r *Renderer) snapshotOwnJobs(v *view, s *evaluator.Snapshot) []job {
 	return []job{
 		pageJob(r, v, snapshotPath(s.Label()), "snapshot", func() (*SnapshotPage, error) { return v.snapshotPage(s) }),
 		fileJob(resultsPath(s.Label()), s.JSON),
+		dataJob(snapshotDataPath(s.Label()), func() ([]byte, error) { return v.snapshotData(s) }),
 	}
 }
 
@@ -249,6 +264,10 @@ func (r *Renderer) sharedOwnJobs(v *view) []job {
 	jobs := []job{
 		pageJob(r, v, overviewPath, "overview", v.overview),
 		pageJob(r, v, policyPath, "policy", v.policy),
+		pageJob(r, v, comparePath, "compare", v.comparePage),
+		pageJob(r, v, matrixPath, "matrix", v.matrixPage),
+		dataJob(casesDataPath, v.casesData),
+		dataJob(matrixDataPath, v.matrixData),
 	}
 	if v.info.HasHandoff {
 		jobs = append(jobs, pageJob(r, v, handoffPath, "handoff", v.handoff))

@@ -1,10 +1,14 @@
 package site
 
 import (
+	"cmp"
 	"fmt"
+	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/judge"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
@@ -19,8 +23,45 @@ type SnapshotPage struct {
 	LatencyNote  string
 	CostChart    Chart
 	CostNote     string
-	Cases        []CaseRow
-	Counts       string // "8 passed, 4 failed (2 critical)"
+	// Why lists each failing gate with the cases that drive it.
+	Why   []WhyGate
+	Cases []CaseRow // failing cases first, then the rest in suite order
+	// CasesTotal is how many cases the snapshot has; Cases holds at most
+	// tableRowsInHTML of them, and the rest travel in RowsData.
+	CasesTotal int
+	// RowsSrc lists, space-separated, the scripts that hold every row,
+	// for a table too large for the page itself; "" when Cases holds
+	// them all.
+	RowsSrc string
+	Counts   string // "8 passed, 4 failed (2 critical)"
+}
+
+// tableRowsInHTML bounds the case table written into a snapshot page. A
+// larger suite's page holds its first rows (failures first), so the page
+// opens at once; the script then loads every row from the data files.
+const tableRowsInHTML = 200
+
+// whyCasesShown bounds the cases listed under one failing gate; the rest
+// are a link away in the case table.
+const whyCasesShown = 10
+
+// WhyGate is one failing gate and the cases that make it fail.
+type WhyGate struct {
+	Name    string // "Safety (failed critical cases)"
+	Gate    string // "critical_failures"
+	Failure string // "2 critical cases failed, at most 0 allowed"
+	Lead    string // what the listed cases are
+	Cases   []WhyCase
+	More    int    // cases beyond those listed
+	AllHref string // the case table filtered or sorted to show them all
+	AllText string
+}
+
+// WhyCase is a case that drives a failing gate.
+type WhyCase struct {
+	ID   string
+	Href string
+	Note string // failure codes, a latency or a cost
 }
 
 // CaseRow is one case in a snapshot's case table. The *Sort fields are
@@ -33,10 +74,15 @@ type CaseRow struct {
 	SeverityRank int // 0 critical, 1 major, 2 minor
 	Verdict      Badge
 	Codes        string
-	Latency      string
-	LatencySort  string
-	Cost         string
-	CostSort     string
+	// Search is the failure details, which the table's search matches
+	// besides the visible text.
+	Search      string
+	Latency     string
+	LatencySort string
+	LatencyOver bool // slower than the p95 limit
+	Cost        string
+	CostSort    string
+	CostOver    bool // dearer than the limit on the average cost
 }
 
 func severityRank(s suite.Severity) int {
@@ -47,6 +93,15 @@ func severityRank(s suite.Severity) int {
 		return 1
 	}
 	return 2
+}
+
+// failureDetails joins every failure's detail, for the table search.
+func failureDetails(fs []judge.Failure) string {
+	details := make([]string, len(fs))
+	for i, f := range fs {
+		details[i] = f.Detail
+	}
+	return strings.Join(details, "; ")
 }
 
 func failureCodes(fs []judge.Failure) string {
@@ -74,26 +129,23 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	slow := make([]bool, len(cases))
 	latencyLimit := g.MaxP95LatencyMS
 	critical := 0
-	p.Cases = make([]CaseRow, len(cases))
+	rows := v.caseRows(s, root)
 	for i, c := range cases {
-		res := s.Result.Cases[i]
-		row := CaseRow{
-			ID: c.ID, Href: root + drilldownPath(label, c.ID), Title: c.Title,
-			Severity: string(c.Severity), SeverityRank: severityRank(c.Severity),
-			Verdict: verdictBadge(res.Passed), Codes: failureCodes(res.Failures),
-			Latency: "no output", Cost: "no output",
-		}
-		if !res.Passed && c.Severity == suite.Critical {
+		if !s.Result.Cases[i].Passed && c.Severity == suite.Critical {
 			critical++
 		}
 		if o := s.Outputs[i]; o != nil {
-			row.Latency, row.LatencySort = ms(o.LatencyMS.Rat()), o.LatencyMS.String()
-			row.Cost, row.CostSort = usd(o.CostUSD.Rat()), o.CostUSD.String()
 			latencies[i], costs[i] = o.LatencyMS.Float64(), o.CostUSD.Float64()
-			slow[i] = o.LatencyMS.Cmp(latencyLimit) > 0
+			slow[i] = rows[i].LatencyOver
 		}
 		ids[i] = c.ID
-		p.Cases[i] = row
+	}
+	p.Why = whyGates(gates, rows, cases, root+path)
+	p.CasesTotal = len(rows)
+	p.Cases = failuresFirst(rows)
+	if len(p.Cases) > tableRowsInHTML {
+		p.Cases = p.Cases[:tableRowsInHTML]
+		p.RowsSrc = root + casesDataPath + " " + root + snapshotDataPath(label)
 	}
 	failed := s.Result.CasesTotal - s.Result.CasesPassed
 	p.Counts = fmt.Sprintf("%d passed, %d failed (%d critical)", s.Result.CasesPassed, failed, critical)
@@ -127,4 +179,119 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	}
 	p.Scripts = chartAssets(p.LatencyChart, p.CostChart)
 	return p, nil
+}
+
+// caseRows makes a table row per case of s, in suite order.
+func (v *view) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
+	g := v.in.Release.Suite.Gate
+	cases := v.in.Release.Suite.Cases
+	rows := make([]CaseRow, len(cases))
+	for i, c := range cases {
+		res := s.Result.Cases[i]
+		row := CaseRow{
+			ID: c.ID, Href: root + drilldownPath(s.Label(), c.ID), Title: c.Title,
+			Severity: string(c.Severity), SeverityRank: severityRank(c.Severity),
+			Verdict: verdictBadge(res.Passed), Codes: failureCodes(res.Failures),
+			Search:  failureDetails(res.Failures),
+			Latency: "no output", Cost: "no output",
+		}
+		if o := s.Outputs[i]; o != nil {
+			row.Latency, row.LatencySort = ms(o.LatencyMS.Rat()), o.LatencyMS.String()
+			row.Cost, row.CostSort = usd(o.CostUSD.Rat()), o.CostUSD.String()
+			row.LatencyOver = o.LatencyMS.Cmp(g.MaxP95LatencyMS) > 0
+			row.CostOver = o.CostUSD.Cmp(g.MaxAvgCostUSD) > 0
+		}
+		rows[i] = row
+	}
+	return rows
+}
+
+// failuresFirst orders rows as the case table shows them by default:
+// failing cases first, each group in suite order.
+func failuresFirst(rows []CaseRow) []CaseRow {
+	out := make([]CaseRow, 0, len(rows))
+	for _, failing := range []bool{true, false} {
+		for _, r := range rows {
+			if (r.Verdict.Class == failVerdict.Class) == failing {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// whyGates lists each failing gate with the cases that drive it: the
+// failing critical cases, the failing cases, the outputs slower than the
+// p95 limit (slowest first) and the outputs dearer than the average's
+// limit (dearest first). rows are in suite order; self is the page's
+// link to itself, for links to views of its case table.
+func whyGates(gates []GateRow, rows []CaseRow, cases []*suite.Case, self string) []WhyGate {
+	var out []WhyGate
+	for _, g := range gates {
+		if g.Passed {
+			continue
+		}
+		w := WhyGate{Name: g.Name, Gate: g.Gate, Failure: g.failure}
+		var picked []int
+		note := func(r CaseRow) string { return r.Codes }
+		switch g.Gate {
+		case decide.GateCriticalFailures:
+			for i, r := range rows {
+				if r.Verdict.Class == failVerdict.Class && cases[i].Severity == suite.Critical {
+					picked = append(picked, i)
+				}
+			}
+			w.Lead, w.AllHref, w.AllText = "The failing critical cases:", "#result=fail&severity=critical", "all failing critical cases in the table"
+		case decide.GatePassRate:
+			for i, r := range rows {
+				if r.Verdict.Class == failVerdict.Class {
+					picked = append(picked, i)
+				}
+			}
+			w.Lead, w.AllHref, w.AllText = "The failing cases:", "#result=fail", "all failing cases in the table"
+		case decide.GateP95Latency:
+			picked = overLimit(rows, func(r CaseRow) bool { return r.LatencyOver }, func(r CaseRow) string { return r.LatencySort })
+			note = func(r CaseRow) string { return r.Latency }
+			w.Lead, w.AllHref, w.AllText = "The outputs slower than the limit, slowest first:", "#sort=latency-desc", "every case by latency, slowest first"
+		case decide.GateAvgCost:
+			picked = overLimit(rows, func(r CaseRow) bool { return r.CostOver }, func(r CaseRow) string { return r.CostSort })
+			note = func(r CaseRow) string { return r.Cost }
+			w.Lead, w.AllHref, w.AllText = "The outputs dearer than the limit on the average, dearest first:", "#sort=cost-desc", "every case by cost, dearest first"
+		}
+		w.AllHref = self + w.AllHref
+		if len(picked) == 0 {
+			w.Lead = "No single case drives it: there are no outputs to measure."
+		}
+		for _, i := range picked[:min(len(picked), whyCasesShown)] {
+			w.Cases = append(w.Cases, WhyCase{ID: rows[i].ID, Href: rows[i].Href, Note: note(rows[i])})
+		}
+		w.More = max(0, len(picked)-whyCasesShown)
+		out = append(out, w)
+	}
+	return out
+}
+
+// overLimit returns the positions of the rows over a limit, largest value
+// first (ties in suite order). value is a row's exact decimal literal.
+func overLimit(rows []CaseRow, over func(CaseRow) bool, value func(CaseRow) string) []int {
+	var picked []int
+	for i, r := range rows {
+		if over(r) {
+			picked = append(picked, i)
+		}
+	}
+	slices.SortStableFunc(picked, func(a, b int) int {
+		return -cmpDecimal(value(rows[a]), value(rows[b]))
+	})
+	return picked
+}
+
+// cmpDecimal compares two non-negative decimal literals exactly.
+func cmpDecimal(a, b string) int {
+	x, okA := new(big.Rat).SetString(a)
+	y, okB := new(big.Rat).SetString(b)
+	if !okA || !okB {
+		return cmp.Compare(a, b)
+	}
+	return x.Cmp(y)
 }

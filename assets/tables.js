@@ -1,0 +1,584 @@
+// releasegate report site: the case table of a snapshot, the compare page
+// and the cases matrix. A view's filter, search, sort and page live in the
+// query string, so a link shares the view, Back restores it and a live
+// reload keeps it. Case data for the compare page, the matrix and large
+// tables comes from scripts the page loads (data/*.js assign members of
+// releasegateData): a page opened from disk may not fetch files.
+(function () {
+  "use strict";
+
+  // Rows drawn at a time: the first rows of a 10,000-case table are
+  // ready at once, and the rest are a page away.
+  var PAGE_SIZE = 100;
+  // Cases listed under one heading of the compare page before "and N more".
+  var LIST_LIMIT = 500;
+
+  function data() { return self.releasegateData || {}; }
+
+  // ---- The view in the URL ----
+
+  // The view lives in the fragment, as "#result=fail&sort=latency-desc":
+  // a static host ignores a query but every host and file:// keep a
+  // fragment, and changing it reloads nothing. A fragment without "=" is
+  // an ordinary anchor (the skip link's #main) and is left alone.
+  function isState(hash) { return hash.indexOf("=") !== -1; }
+
+  function readState(names) {
+    var hash = location.hash.replace(/^#/, "");
+    var params = new URLSearchParams(isState(hash) ? hash : "");
+    var state = {};
+    names.forEach(function (n) { state[n] = params.get(n) || ""; });
+    return state;
+  }
+
+  // writeState replaces the current history entry: typing a search should
+  // not fill the history, and Back from a drilldown returns to this URL.
+  function writeState(state) {
+    var params = new URLSearchParams();
+    Object.keys(state).forEach(function (k) {
+      var v = state[k];
+      if (!(v === "" || v === null || v === undefined || (k === "page" && String(v) === "1"))) params.set(k, v);
+    });
+    var q = params.toString();
+    var hash = location.hash.replace(/^#/, "");
+    if (q === "" && !isState(hash)) return; // keep an ordinary anchor
+    if (q === hash) return;
+    var url = location.pathname + location.search + (q ? "#" + q : "");
+    try { history.replaceState(history.state, "", url); } catch (e) { /* some file:// setups refuse */ }
+  }
+
+  // A copy-link button copies the address of the view shown.
+  function copyLink(form, statusName) {
+    var button = form.querySelector("button.copy-link");
+    var status = form.elements.namedItem(statusName);
+    if (!button) return;
+    button.addEventListener("click", function () {
+      var url = location.href;
+      function done(ok) {
+        if (status) status.value = ok ? "Link copied." : "Copy this link: " + url;
+      }
+      function fallback() {
+        var input = document.createElement("input");
+        input.value = url;
+        input.readOnly = true;
+        input.setAttribute("aria-hidden", "true");
+        input.style.position = "fixed";
+        input.style.opacity = "0";
+        document.body.appendChild(input);
+        input.select();
+        var ok = false;
+        try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+        input.remove();
+        done(ok);
+      }
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(url).then(function () { done(true); }, fallback);
+      } else {
+        fallback();
+      }
+    });
+  }
+
+  // loadScripts loads each src in order, then calls done(ok).
+  function loadScripts(srcs, done) {
+    var i = 0;
+    function next() {
+      if (i >= srcs.length) { done(true); return; }
+      var s = document.createElement("script");
+      s.src = srcs[i++];
+      s.onload = next;
+      s.onerror = function () { done(false); };
+      document.head.appendChild(s);
+    }
+    next();
+  }
+
+  function el(tag, attrs, children) {
+    var e = document.createElement(tag);
+    if (attrs) Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    (children || []).forEach(function (c) {
+      e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    });
+    return e;
+  }
+
+  function badge(passed) {
+    return el("span", { "class": "badge badge-" + (passed ? "pass" : "fail") }, [
+      el("span", { "class": "badge-icon", "aria-hidden": "true" }, [passed ? "✓" : "✕"]),
+      " " + (passed ? "pass" : "fail")
+    ]);
+  }
+
+  function decisionBadge(d) {
+    var cls = { PASS: "pass", REVIEW: "review", BLOCK: "block" }[d] || "block";
+    var icon = { PASS: "✓", REVIEW: "!", BLOCK: "✕" }[d] || "✕";
+    return el("span", { "class": "badge badge-" + cls }, [el("span", { "class": "badge-icon", "aria-hidden": "true" }, [icon]), " " + d]);
+  }
+
+  // pager draws Previous / Next around the page number after anchor.
+  function pager(anchor, label, onPage) {
+    var nav = el("nav", { "class": "pager", "aria-label": label, hidden: "" });
+    var prev = el("button", { type: "button" }, ["← Previous"]);
+    var next = el("button", { type: "button" }, ["Next →"]);
+    var where = el("span", { "class": "pager-where" });
+    nav.appendChild(prev); nav.appendChild(where); nav.appendChild(next);
+    anchor.parentNode.insertBefore(nav, anchor.nextSibling);
+    var current = 1;
+    prev.addEventListener("click", function () { onPage(current - 1); });
+    next.addEventListener("click", function () { onPage(current + 1); });
+    return function update(page, pages) {
+      current = page;
+      nav.hidden = pages <= 1;
+      prev.disabled = page <= 1;
+      next.disabled = page >= pages;
+      where.textContent = "Page " + page + " of " + pages;
+    };
+  }
+
+  function clampPage(page, pages) {
+    var p = parseInt(page, 10);
+    if (isNaN(p) || p < 1) p = 1;
+    return Math.min(p, Math.max(1, pages));
+  }
+
+  // ---- The case table of a snapshot ----
+
+  var SEVERITIES = ["critical", "major", "minor"];
+
+  function numberOrNull(raw) {
+    if (raw === null || raw === undefined || raw === "") return null;
+    var n = parseFloat(raw);
+    return isNaN(n) ? null : n;
+  }
+
+  // A record is one case of the table: what the filter and the sort read,
+  // and its row, made when first shown.
+  function recordFromRow(tr, position, columns) {
+    var keys = columns.map(function (col, i) {
+      var cell = tr.cells[i];
+      if (!cell) return col.numeric ? null : "";
+      var raw = cell.hasAttribute("data-value") ? cell.getAttribute("data-value") : cell.textContent.trim();
+      return col.numeric ? numberOrNull(raw) : raw.toLowerCase();
+    });
+    return {
+      position: position,
+      result: tr.getAttribute("data-result"),
+      severity: tr.getAttribute("data-severity"),
+      text: (tr.textContent + " " + (tr.getAttribute("data-search") || "")).toLowerCase(),
+      keys: keys,
+      row: tr
+    };
+  }
+
+  function cell(text, attrs, over, overText) {
+    var td = el("td", attrs, [text]);
+    if (over) {
+      td.className += " over";
+      td.appendChild(document.createTextNode(" "));
+      td.appendChild(el("span", { "aria-hidden": "true" }, ["▲"]));
+      td.appendChild(el("span", { "class": "visually-hidden" }, [" (" + overText + ")"]));
+    }
+    return td;
+  }
+
+  // recordsFromData makes every record of a snapshot from data/cases.js
+  // and data/snapshots/<label>.js, failing cases first as the page does.
+  function recordsFromData(cases, rows, root, label) {
+    var failing = [], passing = [];
+    rows.forEach(function (r, i) { (r[0] ? passing : failing).push(i); });
+    return failing.concat(passing).map(function (i, position) {
+      var r = rows[i], id = cases.ids[i], title = cases.titles[i];
+      var rank = +cases.severity.charAt(i), severity = SEVERITIES[rank];
+      var passed = r[0] === 1;
+      var rec = {
+        position: position,
+        result: passed ? "pass" : "fail",
+        severity: severity,
+        text: [id, title, severity, passed ? "pass" : "fail", r[1], r[4], r[6], r[2]].join(" ").toLowerCase(),
+        keys: [id.toLowerCase(), title.toLowerCase(), rank, passed ? "pass" : "fail", r[1].toLowerCase(), numberOrNull(r[3]), numberOrNull(r[5])],
+        row: null
+      };
+      rec.make = function () {
+        var tr = el("tr", { "data-result": rec.result, "data-severity": severity });
+        var th = el("th", { scope: "row" }, [el("a", { href: root + "snapshots/" + label + "/" + id + ".html" }, [id])]);
+        tr.appendChild(th);
+        tr.appendChild(el("td", null, [title]));
+        tr.appendChild(el("td", { "data-value": String(rank), "data-label": "Severity" }, [severity]));
+        tr.appendChild(el("td", { "data-label": "Result" }, [badge(passed)]));
+        tr.appendChild(el("td", r[1] ? { "data-label": "Failures" } : null, [r[1]]));
+        tr.appendChild(cell(r[4], { "class": "num", "data-label": "Latency", "data-value": r[3] === null ? "" : String(r[3]) }, r[7] & 1, "over the p95 limit"));
+        tr.appendChild(cell(r[6], { "class": "num", "data-label": "Cost", "data-value": r[5] === null ? "" : String(r[5]) }, r[7] & 2, "over the limit on the average"));
+        return tr;
+      };
+      return rec;
+    });
+  }
+
+  function compareKeys(a, b) {
+    if (a === b) return 0;
+    if (a === null) return 1;
+    if (b === null) return -1;
+    return a < b ? -1 : 1;
+  }
+
+  function caseTable(form) {
+    var table = document.getElementById(form.getAttribute("data-filter-for"));
+    if (!table || !table.tBodies[0]) return;
+    var body = table.tBodies[0];
+    var headings = Array.prototype.slice.call(table.tHead.rows[0].cells);
+    var columns = headings.map(function (th) {
+      return { th: th, key: th.getAttribute("data-key") || "", numeric: th.getAttribute("data-sort") === "number" };
+    });
+    var total = +(table.getAttribute("data-total") || 0);
+    var records = Array.prototype.slice.call(body.rows).map(function (tr, i) { return recordFromRow(tr, i, columns); });
+    var complete = !table.hasAttribute("data-rows");
+    var loadProblem = false;
+    var count = form.elements.namedItem("count");
+    var fields = ["q", "result", "severity"];
+    var state = readState(fields.concat(["sort", "page"]));
+
+    function controlsFromState() {
+      fields.forEach(function (f) {
+        var c = form.elements.namedItem(f);
+        if (!c) return;
+        c.value = state[f];
+        if (c.value !== state[f]) { c.value = ""; state[f] = ""; } // an unknown option
+      });
+    }
+
+    function sortSpec() {
+      var m = /^([a-z]+)-(asc|desc)$/.exec(state.sort);
+      if (!m) return null;
+      for (var i = 0; i < columns.length; i++) {
+        if (columns[i].key === m[1] && columns[i].th.hasAttribute("data-sort")) return { index: i, ascending: m[2] === "asc" };
+      }
+      return null;
+    }
+
+    function apply(keepPage) {
+      var q = state.q.trim().toLowerCase();
+      var list = records.filter(function (r) {
+        return (q === "" || r.text.indexOf(q) !== -1) &&
+          (state.result === "" || r.result === state.result) &&
+          (state.severity === "" || r.severity === state.severity);
+      });
+      var spec = sortSpec();
+      columns.forEach(function (col, i) {
+        if (spec && spec.index === i) col.th.setAttribute("aria-sort", spec.ascending ? "ascending" : "descending");
+        else col.th.removeAttribute("aria-sort");
+      });
+      if (spec) {
+        list.sort(function (x, y) {
+          var a = x.keys[spec.index], b = y.keys[spec.index];
+          var c = compareKeys(a, b);
+          if (c !== 0 && a !== null && b !== null && !spec.ascending) c = -c;
+          return c !== 0 ? c : x.position - y.position;
+        });
+      } else {
+        list.sort(function (x, y) { return x.position - y.position; });
+      }
+      var pages = Math.max(1, Math.ceil(list.length / PAGE_SIZE));
+      var page = keepPage ? clampPage(state.page, pages) : 1;
+      state.page = String(page);
+      var shown = list.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+      var fragment = document.createDocumentFragment();
+      shown.forEach(function (r) {
+        if (!r.row) r.row = r.make();
+        fragment.appendChild(r.row);
+      });
+      body.replaceChildren(fragment);
+      var of = complete ? records.length : total;
+      var text = list.length + " of " + of + " cases shown";
+      if (pages > 1) text += "; rows " + ((page - 1) * PAGE_SIZE + 1) + "–" + ((page - 1) * PAGE_SIZE + shown.length);
+      if (!complete) text += loadProblem ? " (only the first " + records.length + " could be loaded)" : " (loading every case…)";
+      if (count) count.value = text;
+      updatePager(page, pages);
+      writeState(state);
+    }
+
+    var updatePager = pager(table.parentNode, "Pages of the case table", function (page) {
+      state.page = String(page);
+      apply(true);
+      table.parentNode.scrollIntoView({ block: "nearest" });
+    });
+
+    columns.forEach(function (col) {
+      if (!col.th.hasAttribute("data-sort") || !col.key) return;
+      var button = document.createElement("button");
+      button.type = "button";
+      while (col.th.firstChild) button.appendChild(col.th.firstChild);
+      col.th.appendChild(button);
+      button.addEventListener("click", function () {
+        var ascending = col.th.getAttribute("aria-sort") !== "ascending";
+        state.sort = col.key + "-" + (ascending ? "asc" : "desc");
+        apply(false);
+      });
+    });
+
+    function fromControls() {
+      fields.forEach(function (f) {
+        var c = form.elements.namedItem(f);
+        if (c) state[f] = c.value;
+      });
+      apply(false);
+    }
+    form.addEventListener("input", fromControls);
+    form.addEventListener("change", fromControls);
+    form.addEventListener("submit", function (e) { e.preventDefault(); });
+    // Back and Forward between views of this page, and a page restored
+    // from the back-forward cache, show the view their URL names.
+    function fromURL() {
+      state = readState(fields.concat(["sort", "page"]));
+      controlsFromState();
+      apply(true);
+    }
+    window.addEventListener("hashchange", fromURL);
+    window.addEventListener("pageshow", function (e) { if (e.persisted) fromURL(); });
+    copyLink(form, "count");
+    form.hidden = false;
+    controlsFromState();
+    var opened = isState(location.hash);
+    apply(true);
+    // A shared view is the table: show it, unless the reader has
+    // scrolled already (Back restores where they were).
+    if (opened && window.scrollY === 0) {
+      var section = form.closest("section") || table;
+      section.scrollIntoView();
+    }
+
+    if (!complete) {
+      var srcs = table.getAttribute("data-rows").split(" ");
+      var label = table.getAttribute("data-label");
+      var root = table.getAttribute("data-root") || "";
+      loadScripts(srcs, function (ok) {
+        var d = data(), cases = d.cases, rows = d["snapshot:" + label];
+        if (ok && cases && rows && rows.length === cases.ids.length) {
+          records = recordsFromData(cases, rows, root, label);
+          complete = true;
+        } else {
+          loadProblem = true;
+        }
+        apply(true);
+        table.setAttribute("data-ready", "");
+      });
+    } else {
+      table.setAttribute("data-ready", "");
+    }
+  }
+
+  // ---- Compare any two snapshots ----
+
+  // isFailing reads a status letter of data/matrix.js: P passed, F failed,
+  // M failed with no output.
+  function isFailing(letter) { return letter !== "P"; }
+
+  function gateChange(gate, a, b) {
+    if (a === null || b === null || a === undefined || b === undefined) return "n/a";
+    var d = b - a;
+    var text;
+    switch (gate) {
+      case "pass_rate":
+        d = Math.round(d * 1e6) / 1e4;
+        text = Math.abs(d).toFixed(2).replace(/\.?0+$/, "") + " percentage points";
+        break;
+      case "critical_failures":
+        text = String(Math.abs(d));
+        break;
+      case "p95_latency_ms":
+        text = Math.abs(d).toLocaleString("en-US", { maximumFractionDigits: 3 }) + " ms";
+        break;
+      default:
+        d = Math.round(d * 1e9) / 1e9;
+        text = "USD " + Math.abs(d).toFixed(9).replace(/\.?0+$/, "");
+    }
+    if (d === 0) return "no change";
+    var higherIsBetter = gate === "pass_rate";
+    var better = (d > 0) === higherIsBetter;
+    return (d > 0 ? "+" : "−") + text + (better ? " (better)" : " (worse)");
+  }
+
+  function caseList(key, heading, indices, cases, root, label) {
+    var section = el("section", { "class": "case-set", "data-set": key, "aria-labelledby": "set-" + key });
+    section.appendChild(el("h2", { id: "set-" + key }, [heading + " (" + indices.length + ")"]));
+    if (indices.length === 0) {
+      section.appendChild(el("p", null, ["None."]));
+      return section;
+    }
+    var ul = el("ul", { "class": "case-list" });
+    indices.slice(0, LIST_LIMIT).forEach(function (i) {
+      var id = cases.ids[i];
+      ul.appendChild(el("li", null, [
+        el("a", { href: root + "snapshots/" + label + "/" + id + ".html" }, [id]),
+        " " + cases.titles[i]
+      ]));
+    });
+    section.appendChild(ul);
+    if (indices.length > LIST_LIMIT) {
+      section.appendChild(el("p", null, ["And " + (indices.length - LIST_LIMIT) + " more: the cases page shows every case."]));
+    }
+    return section;
+  }
+
+  function comparePage(form) {
+    var d = data(), m = d.matrix, cases = d.cases;
+    var out = document.getElementById("compare-result");
+    if (!out) return;
+    if (!m || !cases) {
+      out.replaceChildren(el("p", { "class": "notice" }, ["The comparison data (data/matrix.js) could not be loaded."]));
+      return;
+    }
+    var root = form.getAttribute("data-root") || "";
+    var from = form.elements.namedItem("from"), to = form.elements.namedItem("to");
+    var state = readState(["from", "to"]);
+    function controlsFromState() {
+      if (m.labels.indexOf(state.from) >= 0) from.value = state.from;
+      if (m.labels.indexOf(state.to) >= 0) to.value = state.to;
+    }
+    function render() {
+      var a = m.labels.indexOf(from.value), b = m.labels.indexOf(to.value);
+      if (a < 0 || b < 0) return;
+      var la = m.labels[a], lb = m.labels[b];
+      var head = el("tr", null, [el("th", { scope: "col" }, ["Gate"]), el("th", { scope: "col" }, [la]), el("th", { scope: "col" }, [lb]), el("th", { scope: "col" }, ["Change"])]);
+      var rows = [el("tr", { "data-gate": "decision" }, [el("th", { scope: "row" }, ["Decision"]), el("td", null, [decisionBadge(m.decisions[a])]), el("td", null, [decisionBadge(m.decisions[b])]),
+        el("td", null, [m.decisions[a] === m.decisions[b] ? "no change" : m.decisions[a] + " → " + m.decisions[b]])])];
+      m.gates[b].forEach(function (gb, gi) {
+        var ga = m.gates[a][gi];
+        rows.push(el("tr", { "data-gate": gb.gate }, [
+          el("th", { scope: "row" }, [gb.name]),
+          el("td", null, [ga.observed + " ", badge(ga.passed)]),
+          el("td", null, [gb.observed + " ", badge(gb.passed)]),
+          el("td", null, [gateChange(gb.gate, ga.value, gb.value)])
+        ]));
+      });
+      var table = el("table", { "class": "compare-gates" }, [el("thead", null, [head]), el("tbody", null, rows)]);
+      var fixed = [], regressed = [], still = [];
+      var sa = m.status[a], sb = m.status[b];
+      for (var i = 0; i < cases.ids.length; i++) {
+        var fa = isFailing(sa.charAt(i)), fb = isFailing(sb.charAt(i));
+        if (fa && !fb) fixed.push(i);
+        else if (!fa && fb) regressed.push(i);
+        else if (fa && fb) still.push(i);
+      }
+      var summary = regressed.length + " regressed, " + fixed.length + " fixed and " + still.length + " still failing of " + cases.ids.length + " cases, from " + la + " to " + lb + ".";
+      out.replaceChildren(
+        el("h2", { id: "compare-gates" }, ["Gates"]),
+        el("div", { "class": "table-wrap", role: "region", "aria-labelledby": "compare-gates", tabindex: "0" }, [table]),
+        el("p", { "class": "compare-summary" }, [summary]),
+        caseList("regressed", "Regressed: failing in " + lb + ", passing in " + la, regressed, cases, root, lb),
+        caseList("fixed", "Fixed: passing in " + lb + ", failing in " + la, fixed, cases, root, lb),
+        caseList("still-failing", "Still failing in both", still, cases, root, lb)
+      );
+      writeState({ from: la, to: lb });
+    }
+    form.addEventListener("change", render);
+    form.addEventListener("submit", function (e) { e.preventDefault(); });
+    window.addEventListener("hashchange", function () { state = readState(["from", "to"]); controlsFromState(); render(); });
+    window.addEventListener("pageshow", function (e) { if (e.persisted) { state = readState(["from", "to"]); controlsFromState(); render(); } });
+    copyLink(form, "status");
+    controlsFromState();
+    form.hidden = false;
+    render();
+  }
+
+  // ---- The cases matrix ----
+
+  var CELL = {
+    P: { cls: "cell-pass", icon: "✓", word: "pass" },
+    F: { cls: "cell-fail", icon: "✕", word: "fail" },
+    M: { cls: "cell-fail", icon: "—", word: "fail: no output" }
+  };
+
+  function matrixPage(form) {
+    var d = data(), m = d.matrix, cases = d.cases;
+    var table = document.getElementById("matrix-table");
+    if (!table || !m || !cases) return;
+    var wrap = table.parentNode;
+    var body = table.tBodies[0];
+    var root = form.getAttribute("data-root") || "";
+    var count = form.elements.namedItem("count");
+    var last = m.status.length - 1;
+    var records = cases.ids.map(function (id, i) {
+      var failing = 0;
+      m.status.forEach(function (s) { if (isFailing(s.charAt(i))) failing++; });
+      return { i: i, text: (id + " " + cases.titles[i]).toLowerCase(), failing: failing };
+    });
+    var state = readState(["q", "show", "page"]);
+    var shows = {
+      "": function () { return true; },
+      "latest-fail": function (r) { return last >= 0 && isFailing(m.status[last].charAt(r.i)); },
+      "any-fail": function (r) { return r.failing > 0; },
+      "changed": function (r) { return r.failing > 0 && r.failing < m.status.length; }
+    };
+    function controlsFromState() {
+      form.elements.namedItem("q").value = state.q;
+      var show = form.elements.namedItem("show");
+      show.value = state.show;
+      if (show.value !== state.show || !shows[state.show]) { show.value = ""; state.show = ""; }
+    }
+    function row(r) {
+      var id = cases.ids[r.i];
+      var tr = el("tr", null, [
+        el("th", { scope: "row" }, [el("a", { href: root + "cases/" + id + ".html" }, [id])]),
+        el("td", { "class": "matrix-title" }, [cases.titles[r.i]])
+      ]);
+      m.labels.forEach(function (label, s) {
+        var c = CELL[m.status[s].charAt(r.i)] || CELL.F;
+        tr.appendChild(el("td", { "class": "matrix-cell " + c.cls }, [
+          el("a", { href: root + "snapshots/" + label + "/" + id + ".html", title: id + " in " + label + ": " + c.word }, [
+            el("span", { "aria-hidden": "true" }, [c.icon]),
+            el("span", { "class": "visually-hidden" }, [c.word])
+          ])
+        ]));
+      });
+      return tr;
+    }
+    function apply(keepPage) {
+      var q = state.q.trim().toLowerCase();
+      var keep = shows[state.show] || shows[""];
+      var list = records.filter(function (r) { return (q === "" || r.text.indexOf(q) !== -1) && keep(r); });
+      var pages = Math.max(1, Math.ceil(list.length / PAGE_SIZE));
+      var page = keepPage ? clampPage(state.page, pages) : 1;
+      state.page = String(page);
+      var fragment = document.createDocumentFragment();
+      list.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE).forEach(function (r) { fragment.appendChild(row(r)); });
+      body.replaceChildren(fragment);
+      if (count) count.value = list.length + " of " + records.length + " cases shown" + (pages > 1 ? "; page " + page + " of " + pages : "");
+      updatePager(page, pages);
+      writeState(state);
+    }
+    var updatePager = pager(wrap, "Pages of the cases table", function (page) {
+      state.page = String(page);
+      apply(true);
+      wrap.scrollIntoView({ block: "nearest" });
+    });
+    function fromControls() {
+      state.q = form.elements.namedItem("q").value;
+      state.show = form.elements.namedItem("show").value;
+      apply(false);
+    }
+    form.addEventListener("input", fromControls);
+    form.addEventListener("change", fromControls);
+    form.addEventListener("submit", function (e) { e.preventDefault(); });
+    window.addEventListener("hashchange", function () { state = readState(["q", "show", "page"]); controlsFromState(); apply(true); });
+    window.addEventListener("pageshow", function (e) { if (e.persisted) { state = readState(["q", "show", "page"]); controlsFromState(); apply(true); } });
+    copyLink(form, "count");
+    controlsFromState();
+    form.hidden = false;
+    wrap.hidden = false;
+    apply(true);
+  }
+
+  function init() {
+    Array.prototype.forEach.call(document.querySelectorAll("form[data-filter-for]"), caseTable);
+    var compare = document.getElementById("compare-form");
+    if (compare) comparePage(compare);
+    var matrix = document.getElementById("matrix-form");
+    if (matrix) matrixPage(matrix);
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();

@@ -1,0 +1,156 @@
+package site
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/releasegate/releasegate/evaluator"
+)
+
+// The case data that pages load as scripts. Each file assigns one member
+// of the global releasegateData, so a page opened from disk gets it with
+// a <script> element where fetch is refused. Arrays run in suite order and
+// nothing is written per pair of snapshots: the files grow linearly with
+// the cases and the snapshots.
+
+// dataScript wraps a JSON value as a script assigning it to
+// releasegateData[key]. encoding/json escapes <, > and &, and U+2028 and
+// U+2029, so no data can end the script or the string it sits in.
+func dataScript(key string, value any) ([]byte, error) {
+	k, err := json.Marshal(key)
+	if err != nil {
+		return nil, err
+	}
+	v, err := json.Marshal(value)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Grow(len(v) + 80)
+	b.WriteString("(self.releasegateData = self.releasegateData || {})[")
+	b.Write(k)
+	b.WriteString("] = ")
+	b.Write(v)
+	b.WriteString(";\n")
+	return b.Bytes(), nil
+}
+
+// casesData is data/cases.js: the suite's case ids, titles and
+// severities.
+type casesData struct {
+	IDs    []string `json:"ids"`
+	Titles []string `json:"titles"`
+	// Severity holds one digit per case: 0 critical, 1 major, 2 minor.
+	Severity string `json:"severity"`
+}
+
+func (v *view) casesData() ([]byte, error) {
+	cases := v.in.Release.Suite.Cases
+	d := casesData{IDs: make([]string, len(cases)), Titles: make([]string, len(cases))}
+	var sev strings.Builder
+	for i, c := range cases {
+		d.IDs[i], d.Titles[i] = c.ID, c.Title
+		sev.WriteByte(byte('0' + severityRank(c.Severity)))
+	}
+	d.Severity = sev.String()
+	return dataScript("cases", d)
+}
+
+// Case status letters of the matrix, one per case and snapshot.
+const (
+	statusPass    = 'P'
+	statusFail    = 'F'
+	statusMissing = 'M' // failed with missing_output
+)
+
+// matrixData is data/matrix.js: per snapshot its decision, gates and a
+// status letter per case. The compare page and the cases matrix read it.
+type matrixData struct {
+	Labels    []string       `json:"labels"`
+	Decisions []string       `json:"decisions"`
+	Gates     [][]matrixGate `json:"gates"`
+	Status    []string       `json:"status"`
+}
+
+// matrixGate is one gate of one snapshot: the worded observation and the
+// number the compare page takes differences of (null when unmeasured).
+type matrixGate struct {
+	Gate     string   `json:"gate"`
+	Name     string   `json:"name"`
+	Observed string   `json:"observed"`
+	Value    *float64 `json:"value"`
+	Passed   bool     `json:"passed"`
+}
+
+func (v *view) matrixData() ([]byte, error) {
+	snaps := v.in.Release.Snapshots
+	d := matrixData{Labels: v.info.Labels, Decisions: make([]string, len(snaps)),
+		Gates: make([][]matrixGate, len(snaps)), Status: make([]string, len(snaps))}
+	for i, s := range snaps {
+		d.Decisions[i] = string(s.Result.Decision)
+		d.Gates[i] = matrixGates(s, gateRows(s.Metrics, v.in.Release.Suite.Gate))
+		d.Status[i] = statusLetters(s)
+	}
+	return dataScript("matrix", d)
+}
+
+func matrixGates(s *evaluator.Snapshot, rows []GateRow) []matrixGate {
+	r := s.Result
+	critical := float64(r.CriticalFailures)
+	values := map[string]*float64{
+		"pass_rate": &r.PassRate, "critical_failures": &critical,
+		"p95_latency_ms": r.P95LatencyMS, "avg_cost_usd": r.AvgCostUSD,
+	}
+	out := make([]matrixGate, len(rows))
+	for i, g := range rows {
+		out[i] = matrixGate{Gate: g.Gate, Name: g.Name, Observed: g.Observed, Value: values[g.Gate], Passed: g.Passed}
+	}
+	return out
+}
+
+func statusLetters(s *evaluator.Snapshot) string {
+	b := make([]byte, len(s.Result.Cases))
+	for i, c := range s.Result.Cases {
+		switch {
+		case c.Passed:
+			b[i] = statusPass
+		case s.Outputs[i] == nil:
+			b[i] = statusMissing
+		default:
+			b[i] = statusFail
+		}
+	}
+	return string(b)
+}
+
+// snapshotRow is one case of data/snapshots/<label>.js, as the case table
+// shows it: passed (1 or 0), failure codes, failure details, latency
+// (exact literal, or null without output) and its text, cost and its
+// text, and which of them are over their limit (1 latency, 2 cost).
+type snapshotRow [8]any
+
+// snapshotData is data/snapshots/<label>.js: every row of a case table
+// too large to write into its page.
+func (v *view) snapshotData(s *evaluator.Snapshot) ([]byte, error) {
+	rows := v.caseRows(s, "")
+	out := make([]snapshotRow, len(rows))
+	for i, r := range rows {
+		passed, over := 0, 0
+		if r.Verdict.Class == passVerdict.Class {
+			passed = 1
+		}
+		if r.LatencyOver {
+			over |= 1
+		}
+		if r.CostOver {
+			over |= 2
+		}
+		var lat, cost any
+		if r.LatencySort != "" {
+			lat, cost = json.Number(r.LatencySort), json.Number(r.CostSort)
+		}
+		out[i] = snapshotRow{passed, r.Codes, r.Search, lat, r.Latency, cost, r.Cost, over}
+	}
+	return dataScript("snapshot:"+s.Label(), out)
+}
