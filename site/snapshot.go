@@ -33,13 +33,13 @@ type SnapshotPage struct {
 	// for a table too large for the page itself; "" when Cases holds
 	// them all.
 	RowsSrc string
-	Counts   string // "8 passed, 4 failed (2 critical)"
+	Counts  string // "8 passed, 4 failed (2 critical)"
 }
 
 // tableRowsInHTML bounds the case table written into a snapshot page. A
 // larger suite's page holds its first rows (failures first), so the page
 // opens at once; the script then loads every row from the data files.
-const tableRowsInHTML = 200
+const tableRowsInHTML = 100
 
 // whyCasesShown bounds the cases listed under one failing gate; the rest
 // are a link away in the case table.
