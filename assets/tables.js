@@ -237,6 +237,7 @@
     var fields = ["q", "result", "severity"];
     var state = readState(fields.concat(["sort", "page"]));
 
+    var order = form.elements.namedItem("sort");
     function controlsFromState() {
       fields.forEach(function (f) {
         var c = form.elements.namedItem(f);
@@ -244,6 +245,12 @@
         c.value = state[f];
         if (c.value !== state[f]) { c.value = ""; state[f] = ""; } // an unknown option
       });
+      // The order list offers the usual sorts; a column heading may
+      // choose another, which the list then does not name.
+      if (order) {
+        order.value = state.sort;
+        if (order.value !== state.sort) order.value = "";
+      }
     }
 
     function sortSpec() {
@@ -311,15 +318,17 @@
       button.addEventListener("click", function () {
         var ascending = col.th.getAttribute("aria-sort") !== "ascending";
         state.sort = col.key + "-" + (ascending ? "asc" : "desc");
+        controlsFromState();
         apply(false);
       });
     });
 
-    function fromControls() {
+    function fromControls(e) {
       fields.forEach(function (f) {
         var c = form.elements.namedItem(f);
         if (c) state[f] = c.value;
       });
+      if (order && e && e.target === order) state.sort = order.value;
       apply(false);
     }
     form.addEventListener("input", fromControls);

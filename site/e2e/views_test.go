@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -482,5 +483,40 @@ func TestLargeSnapshotTable(t *testing.T) {
 				t.Error(p)
 			}
 		})
+	}
+}
+
+// TestSortStateInTheURL follows the address the "why" section gives the
+// latency gate: the table is ordered slowest first and the order list
+// says so.
+func TestSortStateInTheURL(t *testing.T) {
+	t.Parallel()
+	shared.needBrowser(t)
+	s := serveHTTP(t, shared.sampleSite(t))
+	tb := openAt(t, s, viewports[2], "", "snapshots/candidate-v2.html")
+	href, err := eval[string](tb, `(document.querySelector(".why-gate[data-gate=p95_latency_ms] .why-all a") || {}).href || ""`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(href, "#sort=latency-desc") {
+		t.Fatalf("the latency gate's link is %q", href)
+	}
+	if err := chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS(`.why-gate[data-gate=p95_latency_ms] .why-all a`))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, tb, `document.querySelector("form.table-filter select[name=sort]").value === "latency-desc"`, "the order list")
+	got, err := eval[[]float64](tb, `Array.from(document.querySelectorAll("#case-table tbody tr")).map(r => parseFloat(r.querySelector("td[data-label=Latency]").dataset.value))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || !slices.IsSortedFunc(got, func(a, b float64) int { return cmp.Compare(b, a) }) {
+		t.Errorf("latencies in table order %v, want slowest first", got)
+	}
+	sorted, err := eval[string](tb, `document.querySelector("#case-table th[aria-sort]") ? document.querySelector("#case-table th[aria-sort]").dataset.key + " " + document.querySelector("#case-table th[aria-sort]").getAttribute("aria-sort") : ""`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sorted != "latency descending" {
+		t.Errorf("the sorted column heading says %q", sorted)
 	}
 }
