@@ -585,9 +585,12 @@
     if (matrix) matrixPage(matrix);
   }
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", init);
-  } else {
+  // A page may run this file right after its table, before the rest of
+  // the page is parsed, so the table is live before slower parts load.
+  var script = document.currentScript;
+  if (document.readyState !== "loading" || (script && !script.defer && !script.async)) {
     init();
+  } else {
+    document.addEventListener("DOMContentLoaded", init);
   }
 })();

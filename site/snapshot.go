@@ -34,6 +34,10 @@ type SnapshotPage struct {
 	// them all.
 	RowsSrc string
 	Counts  string // "8 passed, 4 failed (2 critical)"
+	// TableScript is the table script, which this page runs right after
+	// its case table rather than deferred: the charts below it may take
+	// long to draw for a large suite, and the table should not wait.
+	TableScript string
 }
 
 // tableRowsInHTML bounds the case table written into a snapshot page. A
@@ -178,6 +182,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 		return nil, err
 	}
 	p.Scripts = chartAssets(p.LatencyChart, p.CostChart)
+	p.TableScript, p.Tables = p.Tables, ""
 	return p, nil
 }
 
