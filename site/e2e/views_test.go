@@ -422,38 +422,24 @@ func TestLargeSnapshotTable(t *testing.T) {
 	failing := len(res.failing(func(string, string) bool { return true }))
 	last := res.Cases[len(res.Cases)-1].ID
 
+	// The machine may be shared and busy: the sample's 12-case snapshot
+	// page, opened the same way, tells how long any page takes here. On
+	// a machine that opens it within a third of a second the bound is one
+	// second; on a slower one, three times the sample's time.
+	sample := serveHTTP(t, shared.sampleSite(t))
+	small, _ := timeTable(t, sample, "snapshots/baseline-v1.html")
+	limit := max(1000, 3*small.Live)
+	t.Logf("the 12-case snapshot page went live %.0f ms after navigation; the bound is %.0f ms", small.Live, limit)
+
 	for _, way := range []struct {
 		name string
 		s    served
 	}{{"http", serveHTTP(t, dir)}, {"file", serveFiles(dir, true)}} {
 		t.Run(way.name, func(t *testing.T) {
-			tb := openTab(t, shared.needBrowser(t), way.s.inScope).withTimeout(t, 2*pageTimeout)
-			// Record when the table script has made the first rows live
-			// (the sort buttons exist) and when every case is loaded.
-			const probe = `(() => { self.__times = {};
-				const seen = () => {
-					const t = document.getElementById("case-table");
-					if (!t) return;
-					if (!self.__times.live && t.querySelector("thead button")) self.__times.live = performance.now();
-					if (!self.__times.ready && t.hasAttribute("data-ready")) self.__times.ready = performance.now();
-				};
-				new MutationObserver(seen).observe(document, {subtree: true, childList: true, attributes: true});
-			})()`
-			if _, err := chromedp.Call(tb.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: probe}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := tb.open(way.s.url("snapshots/baseline-v1.html")); err != nil {
-				t.Fatal(err)
-			}
-			waitFor(t, tb, `!!(self.__times && self.__times.ready)`, "every case to load")
-			times, err := eval[struct{ Live, Ready, FirstRowsPainted float64 }](tb, `({Live: self.__times.live, Ready: self.__times.ready,
-				FirstRowsPainted: (performance.getEntriesByName("first-contentful-paint")[0] || {}).startTime || 0})`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("10,000 cases: first paint %.0f ms, first rows live %.0f ms, every case filterable %.0f ms after navigation", times.FirstRowsPainted, times.Live, times.Ready)
-			if times.Live <= 0 || times.Live > 1000 {
-				t.Errorf("the first rows became live %.0f ms after navigation, want within 1,000", times.Live)
+			times, tb := timeTable(t, way.s, "snapshots/baseline-v1.html")
+			t.Logf("10,000 cases: first paint %.0f ms, first rows live %.0f ms, every case filterable %.0f ms after navigation", times.FirstPaint, times.Live, times.Ready)
+			if times.Live <= 0 || times.Live > limit {
+				t.Errorf("the first rows became live %.0f ms after navigation, want within %.0f", times.Live, limit)
 			}
 			count := func() string {
 				c, err := eval[string](tb, `document.querySelector("form.table-filter output").value`)
@@ -484,6 +470,43 @@ func TestLargeSnapshotTable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tableTimes are when a snapshot page's table became usable, in
+// milliseconds after navigation.
+type tableTimes struct {
+	FirstPaint float64 // the first contentful paint
+	Live       float64 // the table script made the first rows' controls
+	Ready      float64 // every case is loaded and filterable
+}
+
+// timeTable opens a snapshot page and records when its table became live
+// and when every case was loaded.
+func timeTable(t *testing.T, s served, rel string) (tableTimes, *tab) {
+	t.Helper()
+	tb := openTab(t, shared.needBrowser(t), s.inScope).withTimeout(t, 2*pageTimeout)
+	const probe = `(() => { self.__times = {};
+		const seen = () => {
+			const t = document.getElementById("case-table");
+			if (!t) return;
+			if (!self.__times.live && t.querySelector("thead button")) self.__times.live = performance.now();
+			if (!self.__times.ready && t.hasAttribute("data-ready")) self.__times.ready = performance.now();
+		};
+		new MutationObserver(seen).observe(document, {subtree: true, childList: true, attributes: true});
+	})()`
+	if _, err := chromedp.Call(tb.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: probe}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.open(s.url(rel)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, tb, `!!(self.__times && self.__times.ready)`, "every case to load")
+	times, err := eval[tableTimes](tb, `({Live: self.__times.live, Ready: self.__times.ready,
+		FirstPaint: (performance.getEntriesByName("first-contentful-paint")[0] || {}).startTime || 0})`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return times, tb
 }
 
 // TestSortStateInTheURL follows the address the "why" section gives the
