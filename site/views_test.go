@@ -400,3 +400,29 @@ func TestLargeTableTravelsAsData(t *testing.T) {
 		t.Errorf("the table data takes %d bytes a case, want at most 400", perCase)
 	}
 }
+
+// TestHostileDataScripts builds the site of a suite whose free text
+// carries markup and script payloads: every data script must still be one
+// assignment of JSON with no "<" that could end a script element.
+func TestHostileDataScripts(t *testing.T) {
+	tmp := t.TempDir()
+	data := filepath.Join(tmp, "data")
+	copyDir(t, sampleData, data)
+	poison(t, data)
+	out := filepath.Join(tmp, "public")
+	if _, err := Build(data, out, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for p, b := range readTree(t, out) {
+		if !strings.HasPrefix(p, "data/") {
+			continue
+		}
+		n++
+		var v any
+		readDataScript(t, b, &v)
+	}
+	if n < 3 {
+		t.Errorf("%d data scripts, want cases.js, matrix.js and one per snapshot", n)
+	}
+}
