@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/releasegate/releasegate/evaluator/decide"
 )
 
 // PassCount is "passed/total".
@@ -43,34 +45,14 @@ func (s *Snapshot) FailingCases() []CaseResult {
 
 // FormatDecimal writes r with at most prec decimals, trailing zeros
 // dropped: 0.01325, 12, 0.33333333.
-func FormatDecimal(r *big.Rat, prec int) string {
-	s := r.FloatString(prec)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
+func FormatDecimal(r *big.Rat, prec int) string { return decide.FormatDecimal(r, prec) }
 
 // FormatUSD writes an amount of money exactly, to eight decimals at most:
 // "USD 0.01325".
-func FormatUSD(r *big.Rat) string { return "USD " + FormatDecimal(r, 8) }
+func FormatUSD(r *big.Rat) string { return decide.FormatUSD(r) }
 
 // FormatMS writes milliseconds with thousands separators: "5,200 ms".
-func FormatMS(r *big.Rat) string {
-	s := FormatDecimal(r, 3)
-	whole, frac, hasFrac := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, c := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if hasFrac {
-		b.WriteString("." + frac)
-	}
-	return b.String() + " ms"
-}
+func FormatMS(r *big.Rat) string { return decide.FormatMS(r) }
 
 // Table writes the side-by-side comparison shown after evaluate --all.
 func (r *Release) Table() string {
@@ -88,19 +70,25 @@ func (r *Release) Table() string {
 // thresholds, and each snapshot's failing cases with their details.
 func (r *Release) Report() []byte {
 	var b bytes.Buffer
-	g := r.Suite.Gate
 	fmt.Fprintf(&b, "# Release report\n\n")
-	fmt.Fprintf(&b, "Policy %s · %d cases · %d snapshots.\n\n", r.Suite.Policy.Version, len(r.Suite.Cases), len(r.Snapshots))
+	policy := "No policy"
+	if r.Suite.Policy != nil {
+		policy = "Policy " + r.Suite.Policy.Version
+	}
+	fmt.Fprintf(&b, "%s · %d cases · %d snapshots.\n\n", policy, len(r.Suite.Cases), len(r.Snapshots))
 	fmt.Fprintf(&b, "| snapshot | functional | critical failures | p95 latency | average cost | decision |\n")
 	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---|\n")
 	for _, s := range r.Snapshots {
 		fmt.Fprintf(&b, "| `%s` | %s | %d | %s | %s | `%s` |\n", s.Label(), s.PassCount(), s.Result.CriticalFailures, s.P95Text(), s.AvgCostText(), s.Result.Decision)
 	}
 	fmt.Fprintf(&b, "\n## Thresholds\n\n")
-	fmt.Fprintf(&b, "- Functional: pass rate at least %s.\n", FormatDecimal(g.MinPassRate.Rat(), 8))
-	fmt.Fprintf(&b, "- Safety: at most %d failed critical case(s).\n", g.MaxCriticalFailures)
-	fmt.Fprintf(&b, "- Latency: p95 at most %s (nearest rank).\n", FormatMS(g.MaxP95LatencyMS.Rat()))
-	fmt.Fprintf(&b, "- Cost: average at most %s per output.\n", FormatUSD(g.MaxAvgCostUSD.Rat()))
+	for _, t := range decide.Thresholds(r.Suite.Gate) {
+		if t.Limit == nil {
+			fmt.Fprintf(&b, "- %s: %s.\n", t.Spec.Topic, decide.NotGated)
+			continue
+		}
+		fmt.Fprintf(&b, "- "+t.Spec.Rule+"\n", t.Spec.Bound.String()+" "+t.Spec.Unit.Plain(t.Limit))
+	}
 	fmt.Fprintf(&b, "\nBLOCK when the functional or safety gate fails; otherwise REVIEW when latency or cost fails; otherwise PASS. A value equal to its limit passes.\n")
 	for _, s := range r.Snapshots {
 		fmt.Fprintf(&b, "\n## %s: %s\n\n", s.Label(), s.Result.Decision)
@@ -113,7 +101,11 @@ func (r *Release) Report() []byte {
 			if gr.Observed != nil {
 				observed = strconv.FormatFloat(*gr.Observed, 'f', -1, 64)
 			}
-			fmt.Fprintf(&b, "- %s `%s`: observed %s, threshold %s\n", mark, gr.Gate, observed, strconv.FormatFloat(gr.Threshold, 'f', -1, 64))
+			threshold := decide.NotGated
+			if gr.Threshold != nil {
+				threshold = strconv.FormatFloat(*gr.Threshold, 'f', -1, 64)
+			}
+			fmt.Fprintf(&b, "- %s `%s`: observed %s, threshold %s\n", mark, gr.Gate, observed, threshold)
 		}
 		failing := s.FailingCases()
 		if len(failing) == 0 {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/judge"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
@@ -62,7 +63,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	path := snapshotPath(label)
 	root := rootFor(path)
 	g := v.in.Release.Suite.Gate
-	gates := gateRows(s.Metrics, g)
+	gates := gateRows(s)
 	p := &SnapshotPage{
 		Layout: v.info.layout(path, "Snapshot "+label),
 		Card:   snapshotCard(s, gates, root),
@@ -72,7 +73,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	ids := make([]string, len(cases))
 	latencies, costs := make([]float64, len(cases)), make([]float64, len(cases))
 	slow := make([]bool, len(cases))
-	latencyLimit := g.MaxP95LatencyMS
+	latencyLimit, latencyGated := decide.Limit(g, decide.GateP95Latency)
 	critical := 0
 	p.Cases = make([]CaseRow, len(cases))
 	for i, c := range cases {
@@ -87,10 +88,16 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 			critical++
 		}
 		if o := s.Outputs[i]; o != nil {
-			row.Latency, row.LatencySort = ms(o.LatencyMS.Rat()), o.LatencyMS.String()
-			row.Cost, row.CostSort = usd(o.CostUSD.Rat()), o.CostUSD.String()
-			latencies[i], costs[i] = o.LatencyMS.Float64(), o.CostUSD.Float64()
-			slow[i] = o.LatencyMS.Cmp(latencyLimit) > 0
+			row.Latency, row.Cost = "not measured", "not measured"
+			if o.LatencyMS != nil {
+				row.Latency, row.LatencySort = ms(o.LatencyMS.Rat()), o.LatencyMS.String()
+				latencies[i] = o.LatencyMS.Float64()
+				slow[i] = latencyGated && o.LatencyMS.Rat().Cmp(latencyLimit) > 0
+			}
+			if o.CostUSD != nil {
+				row.Cost, row.CostSort = usd(o.CostUSD.Rat()), o.CostUSD.String()
+				costs[i] = o.CostUSD.Float64()
+			}
 		}
 		ids[i] = c.ID
 		p.Cases[i] = row
@@ -108,18 +115,24 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	if slowCount > 0 {
 		slowText = fmt.Sprintf("%d %s slower than the limit, drawn in orange", slowCount, plural(slowCount, "output is", "outputs are"))
 	}
-	p.LatencyNote = fmt.Sprintf("One bar per case. The dashed line is the p95 limit of %s; %s. p95 of this snapshot: %s.",
-		ms(latencyLimit.Rat()), slowText, s.P95Text())
-	lines := []refLine{{Label: "p95 limit " + ms(latencyLimit.Rat()), Value: latencyLimit.Float64(), Color: limitColour}}
+	p.LatencyNote = fmt.Sprintf("One bar per case. p95 latency is not gated. p95 of this snapshot: %s.", s.P95Text())
+	if latencyGated {
+		p.LatencyNote = fmt.Sprintf("One bar per case. The dashed line is the p95 limit of %s; %s. p95 of this snapshot: %s.",
+			ms(latencyLimit), slowText, s.P95Text())
+	}
+	lines := limitLines(g, decide.GateP95Latency, "p95 limit ")
 	var err error
 	p.LatencyChart, err = renderBar(barSpec{ID: "case_latency", Root: root, Categories: ids, Values: latencies, Over: slow,
 		AxisName: "latency (ms)", Lines: lines})
 	if err != nil {
 		return nil, err
 	}
-	costLines := []refLine{{Label: "limit on the average " + usd(g.MaxAvgCostUSD.Rat()), Value: g.MaxAvgCostUSD.Float64(), Color: limitColour}}
-	p.CostNote = fmt.Sprintf("One bar per case. The dashed line is the limit of %s on the average cost; the average of this snapshot is %s.",
-		usd(g.MaxAvgCostUSD.Rat()), s.AvgCostText())
+	costLines := limitLines(g, decide.GateAvgCost, "limit on the average ")
+	p.CostNote = fmt.Sprintf("One bar per case. The average cost is not gated; the average of this snapshot is %s.", s.AvgCostText())
+	if costLimit, on := decide.Limit(g, decide.GateAvgCost); on {
+		p.CostNote = fmt.Sprintf("One bar per case. The dashed line is the limit of %s on the average cost; the average of this snapshot is %s.",
+			usd(costLimit), s.AvgCostText())
+	}
 	p.CostChart, err = renderBar(barSpec{ID: "case_cost", Root: root, Categories: ids, Values: costs,
 		AxisName: "cost (USD)", Lines: costLines})
 	if err != nil {

@@ -6,12 +6,15 @@ package load
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
@@ -38,6 +41,9 @@ type Options struct {
 // Suite reads the policy, schema, thresholds and cases of the data folder
 // dir.
 func Suite(dir string, opts Options) (*suite.Suite, error) {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return nil, &suite.InputError{File: dir, Msg: "not a data folder: it should hold case.schema.json, cases.jsonl, gate.json and outputs/"}
+	}
 	casesPath := opts.CasesPath
 	if casesPath == "" {
 		casesPath = filepath.Join(dir, CasesFile)
@@ -51,13 +57,17 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 		return b, hex.EncodeToString(sum[:]), nil
 	}
 	policyPath, schemaPath, gatePath := filepath.Join(dir, PolicyFile), filepath.Join(dir, SchemaFile), filepath.Join(dir, GateFile)
+	// POLICY.md is optional: without it there are no rules to cite.
+	var policy *suite.Policy
 	policySrc, policySum, err := read(policyPath)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
 		return nil, err
-	}
-	policy, err := suite.ParsePolicy(policyPath, policySrc)
-	if err != nil {
-		return nil, err
+	default:
+		if policy, err = suite.ParsePolicy(policyPath, policySrc); err != nil {
+			return nil, err
+		}
 	}
 	schemaSrc, _, err := read(schemaPath)
 	if err != nil {
@@ -87,6 +97,7 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 	}
 	casesSum := hex.EncodeToString(h.Sum(nil))
 	s := suite.NewSuite(policy, cases, gate)
+	s.Decisions = schema.Decisions
 	s.CasesSHA256, s.PolicySHA256, s.GateSHA256 = casesSum, policySum, gateSum
 	return s, nil
 }
@@ -95,12 +106,17 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 type SnapshotFile struct {
 	Label string
 	Path  string
+	// Meta is what outputs/<label>.meta.json says, nil without one.
+	Meta *suite.Meta
 }
 
-// Snapshots lists the snapshot files of dir/outputs in natural label order
-// (candidate-v2 before candidate-v10). Files whose names begin with "." are
-// hidden and skipped, as are files not ending in .jsonl; every other label
-// must be a safe name.
+// Snapshots lists the snapshot files of dir/outputs in release order:
+// by recorded_at when every snapshot's meta.json gives one (ties by
+// label), otherwise by label with digit runs compared as numbers
+// (candidate-v2 before candidate-v10). Files whose names begin with "."
+// are hidden and skipped, as are files not ending in .jsonl or
+// .meta.json; every other label must be a safe name, and every
+// meta.json must describe a snapshot.
 func Snapshots(dir string) ([]SnapshotFile, error) {
 	outDir := filepath.Join(dir, OutputsDir)
 	entries, err := os.ReadDir(outDir)
@@ -108,9 +124,17 @@ func Snapshots(dir string) ([]SnapshotFile, error) {
 		return nil, err
 	}
 	var files []SnapshotFile
+	var metas []string
 	for _, e := range entries {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".jsonl") || e.IsDir() {
+		if strings.HasPrefix(name, ".") || e.IsDir() {
+			continue
+		}
+		if strings.HasSuffix(name, MetaSuffix) {
+			metas = append(metas, name)
+			continue
+		}
+		if !strings.HasSuffix(name, ".jsonl") {
 			continue
 		}
 		path := filepath.Join(outDir, name)
@@ -123,13 +147,48 @@ func Snapshots(dir string) ([]SnapshotFile, error) {
 	if len(files) == 0 {
 		return nil, &suite.InputError{File: outDir, Msg: "no snapshots: add one outputs/<label>.jsonl per snapshot"}
 	}
-	slices.SortFunc(files, func(a, b SnapshotFile) int {
+	for _, name := range metas {
+		path := filepath.Join(outDir, name)
+		label := strings.TrimSuffix(name, MetaSuffix)
+		i := slices.IndexFunc(files, func(f SnapshotFile) bool { return f.Label == label })
+		if i < 0 {
+			return nil, &suite.InputError{File: path, Msg: fmt.Sprintf("describes no snapshot: there is no %s/%s.jsonl", OutputsDir, label)}
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if files[i].Meta, err = Meta(path, data); err != nil {
+			return nil, err
+		}
+	}
+	SortSnapshots(files)
+	return files, nil
+}
+
+// SortSnapshots puts snapshots in release order (see Snapshots).
+func SortSnapshots(files []SnapshotFile) {
+	byLabel := func(a, b SnapshotFile) int {
 		if c := NaturalCompare(a.Label, b.Label); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Label, b.Label)
+	}
+	times := make(map[string]time.Time, len(files))
+	for _, f := range files {
+		t, ok := RecordedAt(f.Meta)
+		if !ok {
+			slices.SortFunc(files, byLabel)
+			return
+		}
+		times[f.Label] = t
+	}
+	slices.SortFunc(files, func(a, b SnapshotFile) int {
+		if c := times[a.Label].Compare(times[b.Label]); c != 0 {
+			return c
+		}
+		return byLabel(a, b)
 	})
-	return files, nil
 }
 
 // Label returns the snapshot label of an outputs file: its base name
