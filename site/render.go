@@ -97,7 +97,7 @@ func newView(in *Input) (*view, error) {
 		return nil, errors.New("site: no evaluated release to render")
 	}
 	rel := in.Release
-	info := siteInfo{HasHandoff: len(in.Handoff) > 0, PolicyVersion: rel.Suite.Policy.Version, CaseCount: len(rel.Suite.Cases)}
+	info := siteInfo{HasHandoff: len(in.Handoff) > 0, PolicyVersion: rel.Suite.PolicyVersion(), HasPolicy: rel.Suite.Policy != nil, CaseCount: len(rel.Suite.Cases)}
 	seen := map[string]bool{}
 	for _, s := range rel.Snapshots {
 		if len(s.Outputs) != len(rel.Suite.Cases) || len(s.Result.Cases) != len(rel.Suite.Cases) {
@@ -246,9 +246,9 @@ func (r *Renderer) sharedJobs(v *view) []job {
 
 // sharedOwnJobs are the shared files but the case histories.
 func (r *Renderer) sharedOwnJobs(v *view) []job {
-	jobs := []job{
-		pageJob(r, v, overviewPath, "overview", v.overview),
-		pageJob(r, v, policyPath, "policy", v.policy),
+	jobs := []job{pageJob(r, v, overviewPath, "overview", v.overview)}
+	if v.info.HasPolicy {
+		jobs = append(jobs, pageJob(r, v, policyPath, "policy", v.policy))
 	}
 	if v.info.HasHandoff {
 		jobs = append(jobs, pageJob(r, v, handoffPath, "handoff", v.handoff))
