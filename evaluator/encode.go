@@ -202,8 +202,6 @@ func (e *encoder) cases(cases []CaseResult, indent string) {
 			if c.Trials != 0 {
 				key("trials")
 				e.b = strconv.AppendInt(e.b, int64(c.Trials), 10)
-			}
-			if c.TrialsPassed != 0 {
 				key("trials_passed")
 				e.b = strconv.AppendInt(e.b, int64(c.TrialsPassed), 10)
 			}

@@ -6,6 +6,8 @@
 package evaluator
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"os"
@@ -27,6 +29,31 @@ type CaseResult struct {
 	Trials       int             `json:"trials,omitempty"`
 	TrialsPassed int             `json:"trials_passed,omitempty"`
 	Failures     []judge.Failure `json:"failures"`
+}
+
+// MarshalJSON writes c as its results file does: trials and
+// trials_passed both appear with trials (trials_passed even when 0) and
+// neither without.
+func (c CaseResult) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		CaseID       string          `json:"case_id"`
+		Severity     suite.Severity  `json:"severity"`
+		Passed       bool            `json:"passed"`
+		Trials       *int            `json:"trials,omitempty"`
+		TrialsPassed *int            `json:"trials_passed,omitempty"`
+		Failures     []judge.Failure `json:"failures"`
+	}
+	p := plain{CaseID: c.CaseID, Severity: c.Severity, Passed: c.Passed, Failures: c.Failures}
+	if c.Trials != 0 {
+		p.Trials, p.TrialsPassed = &c.Trials, &c.TrialsPassed
+	}
+	// HTML escaping is left to the encoder that calls this, as for any
+	// other member.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(p)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }
 
 // Flaky reports whether some but not all of the case's trials passed.
