@@ -32,33 +32,9 @@ func (s Severity) Valid() bool {
 	return false
 }
 
-// Decision is what the agent decided to do with a claim.
+// Decision is what the agent decided to do with a case. The decisions a
+// suite knows are its Vocabulary, read from its case schema.
 type Decision string
-
-// The decisions a case may expect and an output may report.
-const (
-	Approve         Decision = "approve"
-	RequestReceipt  Decision = "request_receipt"
-	EscalateFinance Decision = "escalate_finance"
-	Reject          Decision = "reject"
-	NoOp            Decision = "no_op"
-)
-
-var decisions = []Decision{Approve, RequestReceipt, EscalateFinance, Reject, NoOp}
-
-// Valid reports whether d is one of the five decisions.
-func (d Decision) Valid() bool {
-	for _, v := range decisions {
-		if d == v {
-			return true
-		}
-	}
-	return false
-}
-
-// IsAction reports whether d requires exactly one tool call; only no_op
-// requires none.
-func (d Decision) IsAction() bool { return d != NoOp }
 
 // safeID is the grammar of case ids and snapshot labels, which become file
 // names on the site.
