@@ -26,35 +26,63 @@ type callProblem struct {
 	field, msg string
 }
 
-// outputCall reads one item of an output's tool_calls.
-func (d *jsonDecoder) outputCall(item suite.Object) (suite.ToolCall, *callProblem) {
-	body, prefix, argsName := item, "", "arguments"
-	typ, _ := item.Get("type")
-	switch typ {
+// callItem holds the members of a call item that outputCall reads; the
+// readers skip every other member without building it.
+type callItem struct {
+	typ                         string // "" when absent or not a string
+	name, args, input, function any
+	hasName, hasArgs, hasInput  bool
+	hasFunction                 bool
+}
+
+// set records member name of a call item, given its value; it reports
+// false for a member outputCall does not read.
+func (c *callItem) set(name string, value func() any) bool {
+	switch name {
+	case "type":
+		c.typ, _ = value().(string)
+	case "name":
+		c.name, c.hasName = value(), true
+	case "arguments":
+		c.args, c.hasArgs = value(), true
+	case "input":
+		c.input, c.hasInput = value(), true
 	case "function":
-		if fn, ok := item.Get("function"); ok {
-			obj, ok := fn.(suite.Object)
-			if !ok {
-				return suite.ToolCall{}, &callProblem{"function", "expected an object, got " + typeName(fn)}
-			}
-			body, prefix = obj, "function."
+		c.function, c.hasFunction = value(), true
+	default:
+		return false
+	}
+	return true
+}
+
+// outputCall reads one item of an output's tool_calls.
+func (d *jsonDecoder) outputCall(item *callItem) (suite.ToolCall, *callProblem) {
+	prefix, argsName := "", "arguments"
+	name, hasName, args, hasArgs := item.name, item.hasName, item.args, item.hasArgs
+	switch {
+	case item.typ == "function" && item.hasFunction:
+		fn, ok := item.function.(suite.Object)
+		if !ok {
+			return suite.ToolCall{}, &callProblem{"function", "expected an object, got " + typeName(item.function)}
 		}
-	case "tool_use":
-		argsName = "input"
+		prefix = "function."
+		name, hasName = fn.Get("name")
+		args, hasArgs = fn.Get("arguments")
+	case item.typ == "tool_use":
+		argsName, args, hasArgs = "input", item.input, item.hasInput
 	}
 	var call suite.ToolCall
-	name, ok := body.Get("name")
-	if !ok {
+	if !hasName {
 		return call, &callProblem{prefix + "name", "missing required field"}
 	}
+	var ok bool
 	if call.Name, ok = name.(string); !ok {
 		return call, &callProblem{prefix + "name", "expected a string, got " + typeName(name)}
 	}
 	if call.Name == "" {
 		return call, &callProblem{prefix + "name", "must not be empty"}
 	}
-	args, ok := body.Get(argsName)
-	if !ok {
+	if !hasArgs {
 		return call, &callProblem{prefix + argsName, "missing required field"}
 	}
 	switch a := args.(type) {
@@ -69,7 +97,6 @@ func (d *jsonDecoder) outputCall(item suite.Object) (suite.ToolCall, *callProble
 	default:
 		return call, &callProblem{prefix + argsName, "expected an object or a string holding one, got " + typeName(args)}
 	}
-	call.Name = d.intern([]byte(call.Name))
 	return call, nil
 }
 

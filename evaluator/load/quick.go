@@ -272,7 +272,20 @@ func (s *validScanner) toolCalls() ([]suite.ToolCall, bool) {
 		if s.next() != '{' {
 			return false
 		}
-		call, problem := s.d.outputCall(s.value().(suite.Object))
+		var item callItem
+		s.members(func(name []byte) bool {
+			value := func() any {
+				if s.next() == '"' { // names and types repeat
+					return s.d.intern(s.text())
+				}
+				return s.value()
+			}
+			if !item.set(string(name), value) {
+				s.skip()
+			}
+			return true
+		})
+		call, problem := s.d.outputCall(&item)
 		calls = append(calls, call)
 		return problem == nil
 	})

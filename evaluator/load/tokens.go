@@ -203,14 +203,33 @@ func (d *jsonDecoder) toolCalls(r *fieldReader, p place) ([]suite.ToolCall, erro
 	calls := []suite.ToolCall{}
 	err := d.elements(r, p, func(i int) error {
 		item := p.elem(i)
-		if ok, err := d.expect(r, item, '{', "an object"); !ok {
+		var c callItem
+		var valueErr error
+		err := d.members(r, item, func(name []byte) error {
+			value := func() any {
+				if d.dec.PeekKind() == '"' { // names and types repeat
+					v, err := d.symbol()
+					if err != nil {
+						valueErr = err
+					}
+					return v
+				}
+				v, err := d.value()
+				if err != nil {
+					valueErr = err
+				}
+				return v
+			}
+			if !c.set(string(name), value) {
+				return d.dec.SkipValue()
+			}
+			return valueErr
+		})
+		if err != nil || r.err != nil {
+			calls = append(calls, suite.ToolCall{})
 			return err
 		}
-		v, err := d.value()
-		if err != nil {
-			return err
-		}
-		call, problem := d.outputCall(v.(suite.Object))
+		call, problem := d.outputCall(&c)
 		if problem != nil {
 			r.fail(join(item.String(), problem.field), "%s", problem.msg)
 		}
