@@ -2,8 +2,10 @@ package evaluator
 
 import (
 	"encoding/json"
+	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -241,5 +243,36 @@ func TestMetaInResultsAndOrder(t *testing.T) {
 	snap, err := EvaluateFile(rel.Suite, "v2", filepath.Join(dir, "outputs", "v2.jsonl"), Options{})
 	if err != nil || snap.Result.Meta == nil || snap.Result.Meta.Model != "m-2" {
 		t.Fatalf("single snapshot meta = %+v, %v", snap.Result.Meta, err)
+	}
+}
+
+// Adding a gate is one entry in decide.Specs: gate.json, the decision,
+// the results file and the report follow it. (The entry is added for this
+// test only.)
+func TestAddingAGateIsOneSpec(t *testing.T) {
+	saved := decide.Specs
+	t.Cleanup(func() { decide.Specs = saved })
+	decide.Specs = append(slices.Clip(saved), decide.Spec{
+		Name: "flaky_cases", Key: "max_flaky_cases", Optional: true, Unit: decide.Count, Bound: decide.AtMost, Fails: decide.Review,
+		Observed: func(m decide.Metrics) *big.Rat { return big.NewRat(int64(m.FlakyCases), 1) },
+		Title:    "Stability (flaky cases)", Topic: "Stability: flaky cases", Label: "flaky cases",
+		Rule: "Stability: %s flaky case(s).", Ahead: "to spare", Behind: "over the limit",
+		Failure: func(o, l *big.Rat) string {
+			return o.RatString() + " flaky cases, at most " + l.RatString() + " allowed"
+		},
+	})
+	gate := `{"min_pass_rate": 0, "max_critical_failures": null, "max_p95_latency_ms": null, "max_avg_cost_usd": null, "min_trial_pass_rate": 0.5, "max_flaky_cases": 1}`
+	s := evaluateOne(t, gate, fourTrials)
+	g, ok := s.Result.Gate("flaky_cases")
+	if !ok || g.Passed || s.Result.Decision != decide.Review || g.FailureText() != "2 flaky cases, at most 1 allowed" {
+		t.Fatalf("flaky gate %+v, decision %s", g, s.Result.Decision)
+	}
+	if !strings.Contains(string(s.JSON()), `"gate": "flaky_cases"`) {
+		t.Error("results lack the new gate")
+	}
+	// Left out of gate.json, the optional gate is off.
+	s = evaluateOne(t, strings.Replace(gate, `, "max_flaky_cases": 1`, "", 1), fourTrials)
+	if g, _ := s.Result.Gate("flaky_cases"); !g.Off() || s.Result.Decision != decide.Pass {
+		t.Fatalf("absent optional gate: %+v, %s", g, s.Result.Decision)
 	}
 }

@@ -83,10 +83,14 @@ func (u Unit) shortMagnitude(r *big.Rat) string {
 // Spec is one gate: what it reads, how it is bounded, what failing it
 // means and how it is worded.
 type Spec struct {
-	Name  string // in results files: "p95_latency_ms"
-	Key   string // its threshold in gate.json: "max_p95_latency_ms"
-	Unit  Unit
-	Bound Bound
+	Name string // in results files: "p95_latency_ms"
+	Key  string // its threshold in gate.json: "max_p95_latency_ms"
+	// Optional lets gate.json leave Key out, which turns the gate off;
+	// the first four gates are required, so that a misspelt threshold
+	// does not fall away silently.
+	Optional bool
+	Unit     Unit
+	Bound    Bound
 	// Fails is the decision the gate forces when it is on and fails.
 	Fails Decision
 	// Observed reads the gate's value from the metrics; nil when

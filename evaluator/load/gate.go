@@ -120,7 +120,7 @@ func Gate(file string, data []byte) (suite.Gate, error) {
 		return g, syntax(err)
 	}
 	for _, spec := range decide.Specs {
-		if !seen[spec.Key] {
+		if !seen[spec.Key] && !spec.Optional {
 			return g, &suite.InputError{File: file, Field: spec.Key, Msg: "missing required threshold (null turns its gate off)"}
 		}
 	}
