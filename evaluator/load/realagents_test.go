@@ -407,3 +407,50 @@ func TestGateKeysFollowSpecs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzGate: gate.json never panics the reader, and every refusal names
+// the file; an accepted gate has a value or null for every required key.
+func FuzzGate(f *testing.F) {
+	f.Add(`{"min_pass_rate": 0.9, "max_critical_failures": 0, "max_p95_latency_ms": 2500, "max_avg_cost_usd": 0.025}`)
+	f.Add(`{"min_pass_rate": null, "max_critical_failures": null, "max_p95_latency_ms": null, "max_avg_cost_usd": null, "min_trial_pass_rate": 1}`)
+	f.Add("\xEF\xBB\xBF{\n\"min_pass_rate\": 1e-3,\n}")
+	f.Fuzz(func(t *testing.T, in string) {
+		g, err := Gate("gate.json", []byte(in))
+		if err != nil {
+			var ie *suite.InputError
+			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "gate.json") {
+				t.Fatalf("unlocated error: %v", err)
+			}
+			return
+		}
+		for _, spec := range decide.Specs {
+			if _, ok := g.Thresholds[spec.Key]; !ok && !spec.Optional {
+				t.Fatalf("accepted without %s", spec.Key)
+			}
+		}
+		if r := g.TrialPassRate(); r.Sign() < 0 || r.Cmp(suite.MustNumber("1")) > 0 {
+			t.Fatalf("min_trial_pass_rate %s accepted", r)
+		}
+	})
+}
+
+// FuzzMeta: meta.json never panics the reader, every refusal names the
+// file, and an accepted recorded_at is a time.
+func FuzzMeta(f *testing.F) {
+	f.Add(`{"recorded_at": "2026-11-12T09:30:00Z", "model": "m", "commit": "c", "description": "d"}`)
+	f.Add(`{"recorded_at": "2026-11-12t09:30:00.123+05:30"}`)
+	f.Add(`{}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		m, err := Meta("x.meta.json", []byte(in))
+		if err != nil {
+			var ie *suite.InputError
+			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "x.meta.json") {
+				t.Fatalf("unlocated error: %v", err)
+			}
+			return
+		}
+		if _, ok := RecordedAt(m); m.RecordedAt != "" && !ok {
+			t.Fatalf("accepted recorded_at %q", m.RecordedAt)
+		}
+	})
+}
