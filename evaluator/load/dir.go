@@ -20,9 +20,10 @@
 //     about +10 % each.
 //
 // A hand-written one-pass validity check used to stand in for
-// jsontext.Value.IsValid; with it the same runs took 3.05–4.52 s against
-// 3.31–3.87 s for IsValid (five interleaved runs each, machine under
-// load), no measurable gain, so it was removed.
+// jsontext.Value.IsValid; with it the same runs took 3.05–4.52 s (median
+// 3.90 s) against 3.31–5.11 s (median 3.87 s) for IsValid, five
+// interleaved runs each on a loaded machine: no measurable gain, so it
+// was removed.
 package load
 
 import (
