@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // PassCount is "passed/total".
@@ -89,7 +90,7 @@ func (r *Release) Report() []byte {
 		}
 		fmt.Fprintf(&b, "- "+t.Spec.Rule+"\n", t.Spec.Bound.String()+" "+t.Spec.Unit.Plain(t.Limit))
 	}
-	fmt.Fprintf(&b, "\nBLOCK when the functional or safety gate fails; otherwise REVIEW when latency or cost fails; otherwise PASS. A value equal to its limit passes.\n")
+	fmt.Fprintf(&b, "\n%s\n", decisionRule(r.Suite.Gate))
 	for _, s := range r.Snapshots {
 		fmt.Fprintf(&b, "\n## %s: %s\n\n", s.Label(), s.Result.Decision)
 		for _, gr := range s.Result.Gates {
@@ -107,6 +108,9 @@ func (r *Release) Report() []byte {
 			}
 			fmt.Fprintf(&b, "- %s `%s`: observed %s, threshold %s\n", mark, gr.Gate, observed, threshold)
 		}
+		if m := s.Metrics; m.K > 0 {
+			fmt.Fprintf(&b, "\n%d trials per case: %s of all trials passed; %d flaky case(s).\n", m.K, decide.Percent(m.TrialPassRate), m.FlakyCases)
+		}
 		failing := s.FailingCases()
 		if len(failing) == 0 {
 			fmt.Fprintf(&b, "\nAll %d cases pass.\n", s.Result.CasesTotal)
@@ -115,11 +119,44 @@ func (r *Release) Report() []byte {
 		fmt.Fprintf(&b, "\nFailing cases:\n\n| case | severity | code | detail |\n|---|---|---|---|\n")
 		for _, c := range failing {
 			for _, f := range c.Failures {
-				fmt.Fprintf(&b, "| %s | %s | `%s` | %s |\n", c.CaseID, c.Severity, f.Code, markdownCell(f.Detail))
+				detail := f.Detail
+				if f.Trial != 0 {
+					detail = fmt.Sprintf("trial %d: %s", f.Trial, detail)
+				}
+				fmt.Fprintf(&b, "| %s | %s | `%s` | %s |\n", c.CaseID, c.Severity, f.Code, markdownCell(detail))
 			}
 		}
 	}
 	return b.Bytes()
+}
+
+// decisionRule says in a sentence how the gates decide, from their specs:
+// "BLOCK when the functional or safety gate fails; otherwise REVIEW when
+// latency or cost fails; otherwise PASS. …"
+func decisionRule(g suite.Gate) string {
+	var block, review []string
+	for _, spec := range decide.Specs {
+		aspect, _, _ := strings.Cut(spec.Topic, ":")
+		if spec.Fails == decide.Block {
+			block = append(block, strings.ToLower(aspect))
+		} else {
+			review = append(review, strings.ToLower(aspect))
+		}
+	}
+	rule := ""
+	if len(block) > 0 {
+		rule = "BLOCK when the " + strings.Join(block, " or ") + " gate fails; otherwise "
+	}
+	if len(review) > 0 {
+		rule += "REVIEW when " + strings.Join(review, " or ") + " fails; otherwise "
+	}
+	rule += "PASS. A value equal to its limit passes."
+	for _, t := range decide.Thresholds(g) {
+		if t.Limit == nil {
+			return rule + " A gate that is not gated decides nothing."
+		}
+	}
+	return rule
 }
 
 // markdownCell keeps a detail inside its table cell.
