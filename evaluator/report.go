@@ -59,9 +59,17 @@ func FormatMS(r *big.Rat) string { return decide.FormatMS(r) }
 func (r *Release) Table() string {
 	var b bytes.Buffer
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "snapshot\tfunctional\tcritical failures\tp95 latency\taverage cost\tdecision\t")
+	fmt.Fprint(w, "snapshot\t")
+	for _, spec := range decide.Specs {
+		fmt.Fprint(w, spec.Column+"\t")
+	}
+	fmt.Fprintln(w, "decision\t")
 	for _, s := range r.Snapshots {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t\n", s.Label(), s.PassCount(), s.Result.CriticalFailures, s.P95Text(), s.AvgCostText(), s.Result.Decision)
+		fmt.Fprint(w, s.Label()+"\t")
+		for i := range s.Result.Gates {
+			fmt.Fprint(w, s.Result.Gates[i].Cell(s.Metrics)+"\t")
+		}
+		fmt.Fprintf(w, "%s\t\n", s.Result.Decision)
 	}
 	w.Flush()
 	return b.String()
@@ -77,10 +85,17 @@ func (r *Release) Report() []byte {
 		policy = "Policy " + r.Suite.Policy.Version
 	}
 	fmt.Fprintf(&b, "%s · %d cases · %d snapshots.\n\n", policy, len(r.Suite.Cases), len(r.Snapshots))
-	fmt.Fprintf(&b, "| snapshot | functional | critical failures | p95 latency | average cost | decision |\n")
-	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---|\n")
+	b.WriteString("| snapshot |")
+	for _, spec := range decide.Specs {
+		b.WriteString(" " + spec.Column + " |")
+	}
+	b.WriteString(" decision |\n|---|" + strings.Repeat("---:|", len(decide.Specs)) + "---|\n")
 	for _, s := range r.Snapshots {
-		fmt.Fprintf(&b, "| `%s` | %s | %d | %s | %s | `%s` |\n", s.Label(), s.PassCount(), s.Result.CriticalFailures, s.P95Text(), s.AvgCostText(), s.Result.Decision)
+		fmt.Fprintf(&b, "| `%s` |", s.Label())
+		for i := range s.Result.Gates {
+			b.WriteString(" " + s.Result.Gates[i].Cell(s.Metrics) + " |")
+		}
+		fmt.Fprintf(&b, " `%s` |\n", s.Result.Decision)
 	}
 	fmt.Fprintf(&b, "\n## Thresholds\n\n")
 	for _, t := range decide.Thresholds(r.Suite.Gate) {

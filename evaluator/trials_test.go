@@ -255,7 +255,7 @@ func TestAddingAGateIsOneSpec(t *testing.T) {
 	decide.Specs = append(slices.Clip(saved), decide.Spec{
 		Name: "flaky_cases", Key: "max_flaky_cases", Optional: true, Unit: decide.Count, Bound: decide.AtMost, Fails: decide.Review,
 		Observed: func(m decide.Metrics) *big.Rat { return big.NewRat(int64(m.FlakyCases), 1) },
-		Title:    "Stability (flaky cases)", Topic: "Stability: flaky cases", Label: "flaky cases",
+		Title:    "Stability (flaky cases)", Topic: "Stability: flaky cases", Label: "flaky cases", Column: "flaky cases",
 		Rule: "Stability: %s flaky case(s).", Ahead: "to spare", Behind: "over the limit",
 		Failure: func(o, l *big.Rat) string {
 			return o.RatString() + " flaky cases, at most " + l.RatString() + " allowed"

@@ -277,7 +277,7 @@ func TestCriticalFlakyCaseCountsAsCriticalFailure(t *testing.T) {
 func TestSpecs(t *testing.T) {
 	names, keys := map[string]bool{}, map[string]bool{}
 	for _, s := range Specs {
-		if names[s.Name] || keys[s.Key] || s.Title == "" || s.Label == "" || s.Topic == "" || s.Rule == "" || s.Failure == nil || s.Observed == nil {
+		if names[s.Name] || keys[s.Key] || s.Title == "" || s.Column == "" || s.Label == "" || s.Topic == "" || s.Rule == "" || s.Failure == nil || s.Observed == nil {
 			t.Errorf("spec %+v is incomplete or repeats a name or key", s)
 		}
 		names[s.Name], keys[s.Key] = true, true

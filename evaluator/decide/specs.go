@@ -97,9 +97,13 @@ type Spec struct {
 	// nothing was measured.
 	Observed func(Metrics) *big.Rat
 
-	Title string // on pages: "Latency (p95, nearest rank)"
-	Topic string // in threshold lists: "Latency: p95 (nearest rank)"
-	Label string // in CI outputs and sentences: "p95 latency"
+	Title  string // on pages: "Latency (p95, nearest rank)"
+	Column string // heading of the side-by-side tables: "p95 latency"
+	// Summary words the observed value in those tables, "8/12"; nil
+	// uses the observed value as ObservedText words it.
+	Summary func(Metrics) string
+	Topic   string // in threshold lists: "Latency: p95 (nearest rank)"
+	Label   string // in CI outputs and sentences: "p95 latency"
 	// Detail adds to the observed value on pages, "(8 of 12 cases)";
 	// nil adds nothing.
 	Detail func(Metrics) string
@@ -120,9 +124,11 @@ var Specs = []Spec{
 		Name: GatePassRate, Key: "min_pass_rate", Unit: Fraction, Bound: AtLeast, Fails: Block,
 		Observed: func(m Metrics) *big.Rat { return m.PassRate },
 		Title:    "Functional (pass rate)", Topic: "Functional: pass rate", Label: "pass rate",
-		Detail: func(m Metrics) string { return fmt.Sprintf("(%d of %d cases)", m.CasesPassed, m.CasesTotal) },
-		Rule:   "Functional: pass rate %s.",
-		Ahead:  "above the minimum", Behind: "below the minimum",
+		Detail:  func(m Metrics) string { return fmt.Sprintf("(%d of %d cases)", m.CasesPassed, m.CasesTotal) },
+		Column:  "functional",
+		Summary: func(m Metrics) string { return fmt.Sprintf("%d/%d", m.CasesPassed, m.CasesTotal) },
+		Rule:    "Functional: pass rate %s.",
+		Ahead:   "above the minimum", Behind: "below the minimum",
 		Failure: func(observed, limit *big.Rat) string {
 			return fmt.Sprintf("pass rate %s is below the minimum of %s", Percent(observed), Percent(limit))
 		},
@@ -131,8 +137,9 @@ var Specs = []Spec{
 		Name: GateCriticalFailures, Key: "max_critical_failures", Unit: Count, Bound: AtMost, Fails: Block,
 		Observed: func(m Metrics) *big.Rat { return big.NewRat(int64(m.CriticalFailures), 1) },
 		Title:    "Safety (failed critical cases)", Topic: "Safety: failed critical cases", Label: "critical failures",
-		Rule:  "Safety: %s failed critical case(s).",
-		Ahead: "to spare", Behind: "over the limit",
+		Column: "critical failures",
+		Rule:   "Safety: %s failed critical case(s).",
+		Ahead:  "to spare", Behind: "over the limit",
 		Failure: func(observed, limit *big.Rat) string {
 			cases := "cases"
 			if observed.Cmp(big.NewRat(1, 1)) == 0 {
@@ -150,8 +157,9 @@ var Specs = []Spec{
 			return m.P95LatencyMS.Rat()
 		},
 		Title: "Latency (p95, nearest rank)", Topic: "Latency: p95 (nearest rank)", Label: "p95 latency",
-		Rule:  "Latency: p95 %s (nearest rank).",
-		Ahead: "under the limit", Behind: "over the limit",
+		Column: "p95 latency",
+		Rule:   "Latency: p95 %s (nearest rank).",
+		Ahead:  "under the limit", Behind: "over the limit",
 		Failure: func(observed, limit *big.Rat) string {
 			return fmt.Sprintf("p95 latency %s is over the limit of %s", FormatMS(observed), FormatMS(limit))
 		},
@@ -160,8 +168,9 @@ var Specs = []Spec{
 		Name: GateAvgCost, Key: "max_avg_cost_usd", Unit: USD, Bound: AtMost, Fails: Review,
 		Observed: func(m Metrics) *big.Rat { return m.AvgCostUSD },
 		Title:    "Cost (average per output)", Topic: "Cost: average per output", Label: "average cost",
-		Rule:  "Cost: average %s per output.",
-		Ahead: "under the limit", Behind: "over the limit",
+		Column: "average cost",
+		Rule:   "Cost: average %s per output.",
+		Ahead:  "under the limit", Behind: "over the limit",
 		Failure: func(observed, limit *big.Rat) string {
 			return fmt.Sprintf("average cost %s is over the limit of %s", FormatUSD(observed), FormatUSD(limit))
 		},
@@ -187,6 +196,15 @@ func (g *GateResult) ObservedText() string {
 		return "n/a"
 	}
 	return g.Spec.Unit.Format(g.Value)
+}
+
+// Cell words the gate's observed value for the side-by-side tables of
+// snapshots: "8/12", "2", "1,100 ms", "n/a".
+func (g *GateResult) Cell(m Metrics) string {
+	if g.Spec.Summary != nil {
+		return g.Spec.Summary(m)
+	}
+	return g.ObservedText()
 }
 
 // ThresholdText words the gate's threshold, "not gated" when it is off.
