@@ -270,6 +270,17 @@ func TestAddingAGateIsOneSpec(t *testing.T) {
 	if !strings.Contains(string(s.JSON()), `"gate": "flaky_cases"`) {
 		t.Error("results lack the new gate")
 	}
+	rel, err := EvaluateDir(writeData(t, gate, map[string]string{"s": fourTrials}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report := string(rel.Report()); !strings.Contains(report, "| flaky cases | decision |") || !strings.Contains(report, "- Stability: at most 1 flaky case(s).") ||
+		!strings.Contains(report, "FAIL `flaky_cases`: observed 2, threshold 1") || !strings.Contains(report, "otherwise REVIEW when latency or cost or stability fails") {
+		t.Errorf("report does not show the new gate:\n%s", report)
+	}
+	if table := rel.Table(); !strings.Contains(table, "flaky cases") {
+		t.Errorf("table lacks the new gate:\n%s", table)
+	}
 	// Left out of gate.json, the optional gate is off.
 	s = evaluateOne(t, strings.Replace(gate, `, "max_flaky_cases": 1`, "", 1), fourTrials)
 	if g, _ := s.Result.Gate("flaky_cases"); !g.Off() || s.Result.Decision != decide.Pass {
