@@ -202,24 +202,6 @@ func Judge(s *suite.Suite, label string, outputs []*suite.Output) *Snapshot {
 	return j.finish(label)
 }
 
-// JudgeTrials is Judge for a snapshot with trials: outputs[t][i] is
-// trial t+1 of case i, nil where missing, and k is len(outputs).
-func JudgeTrials(s *suite.Suite, label string, outputs [][]*suite.Output) *Snapshot {
-	j := newJudging(s, true)
-	for t, trial := range outputs {
-		if len(trial) != len(s.Cases) {
-			panic(fmt.Sprintf("evaluator: %d outputs for %d cases in trial %d", len(trial), len(s.Cases), t+1))
-		}
-		j.grow(t + 1)
-		for i, o := range trial {
-			if o != nil {
-				j.add(i, o)
-			}
-		}
-	}
-	return j.finish(label)
-}
-
 // judging accumulates one snapshot's verdicts as its outputs arrive.
 type judging struct {
 	s     *suite.Suite
