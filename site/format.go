@@ -115,23 +115,6 @@ func gateRows(s *evaluator.Snapshot) []GateRow {
 	return rows
 }
 
-// marginText words a signed distance to a limit: positive is headroom,
-// zero is exactly at the limit (which passes), negative is a breach.
-func marginText(d *big.Rat, unit string, format func(*big.Rat) string, good, bad string) string {
-	if d.Sign() == 0 {
-		return "exactly at the limit"
-	}
-	word := good
-	if d.Sign() < 0 {
-		word = bad
-	}
-	s := format(new(big.Rat).Abs(d))
-	if unit != "" {
-		s += " " + unit
-	}
-	return s + " " + word
-}
-
 // decisionReason explains a decision in one sentence from its gates.
 func decisionReason(d decide.Decision, gates []GateRow) string {
 	var failures []string
