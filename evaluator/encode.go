@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // The results files of a large suite run to tens of megabytes, so they are
@@ -128,6 +129,14 @@ func (e *encoder) result(r *Result, indent string) {
 		e.b = strconv.AppendInt(e.b, int64(r.CasesPassed), 10)
 		key("pass_rate")
 		e.float(r.PassRate)
+		if r.Trials != 0 {
+			key("trials")
+			e.b = strconv.AppendInt(e.b, int64(r.Trials), 10)
+		}
+		if r.TrialPassRate != nil {
+			key("trial_pass_rate")
+			e.float(*r.TrialPassRate)
+		}
 		key("critical_failures")
 		e.b = strconv.AppendInt(e.b, int64(r.CriticalFailures), 10)
 		key("p95_latency_ms")
@@ -149,6 +158,10 @@ func (e *encoder) result(r *Result, indent string) {
 			key("gate_sha256")
 			e.str(r.Inputs.GateSHA256)
 		})
+		if r.Meta != nil {
+			key("meta")
+			e.meta(r.Meta, inner)
+		}
 	})
 }
 
@@ -163,7 +176,7 @@ func (e *encoder) gates(gates []decide.GateResult, indent string) {
 			key("gate")
 			e.str(g.Gate)
 			key("threshold")
-			e.float(g.Threshold)
+			e.optFloat(g.Threshold)
 			key("observed")
 			e.optFloat(g.Observed)
 			key("passed")
@@ -186,6 +199,12 @@ func (e *encoder) cases(cases []CaseResult, indent string) {
 			e.str(string(c.Severity))
 			key("passed")
 			e.b = strconv.AppendBool(e.b, c.Passed)
+			if c.Trials != 0 {
+				key("trials")
+				e.b = strconv.AppendInt(e.b, int64(c.Trials), 10)
+				key("trials_passed")
+				e.b = strconv.AppendInt(e.b, int64(c.TrialsPassed), 10)
+			}
 			key("failures")
 			if c.Failures == nil {
 				e.b = append(e.b, "null"...)
@@ -198,9 +217,27 @@ func (e *encoder) cases(cases []CaseResult, indent string) {
 					e.str(string(f.Code))
 					key("detail")
 					e.str(f.Detail)
+					if f.Trial != 0 {
+						key("trial")
+						e.b = strconv.AppendInt(e.b, int64(f.Trial), 10)
+					}
 				})
 			})
 		})
+	})
+}
+
+// meta writes a snapshot's meta.json members, those given only.
+func (e *encoder) meta(m *suite.Meta, indent string) {
+	e.object(indent, func(key func(string), _ string) {
+		for _, member := range []struct{ name, value string }{
+			{"recorded_at", m.RecordedAt}, {"model", m.Model}, {"commit", m.Commit}, {"description", m.Description},
+		} {
+			if member.value != "" {
+				key(member.name)
+				e.str(member.value)
+			}
+		}
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/judge"
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // marshalled is what encoding/json makes of v with the results file
@@ -37,10 +38,11 @@ func TestJSONMatchesEncodingJSON(t *testing.T) {
 		Decision: decide.Review,
 		PassRate: 1e-7,
 		Gates: []decide.GateResult{
-			{Gate: "a", Threshold: 1e21, Observed: ptr(math.Copysign(0, -1)), Passed: true},
-			{Gate: "b", Threshold: 5e-324, Observed: ptr(math.MaxFloat64)},
-			{Gate: "c", Threshold: 0.1, Observed: ptr(123456789.125)},
-			{Gate: "d", Threshold: -2.5e-10},
+			{Gate: "a", Threshold: ptr(1e21), Observed: ptr(math.Copysign(0, -1)), Passed: true},
+			{Gate: "b", Threshold: ptr(5e-324), Observed: ptr(math.MaxFloat64)},
+			{Gate: "c", Threshold: ptr(0.1), Observed: ptr(123456789.125)},
+			{Gate: "d", Threshold: ptr(-2.5e-10)},
+			{Gate: "off", Observed: ptr(3), Passed: true},
 		},
 		Cases: []CaseResult{
 			{CaseID: "x", Severity: "critical", Failures: []judge.Failure{
@@ -52,7 +54,16 @@ func TestJSONMatchesEncodingJSON(t *testing.T) {
 			{CaseID: "z", Severity: "minor", Passed: true},
 		},
 	}
-	tests := map[string]Result{"empty": {}, "hostile": hostile}
+	trials := hostile
+	trials.Trials, trials.TrialPassRate = 5, ptr(0.7)
+	trials.Cases = []CaseResult{
+		{CaseID: "x", Severity: "critical", Passed: false, Trials: 5, TrialsPassed: 4, Failures: []judge.Failure{{Code: judge.MissingOutput, Detail: "none", Trial: 3}}},
+		{CaseID: "y", Severity: "minor", Passed: false, Trials: 5, Failures: []judge.Failure{}},
+	}
+	trials.Meta = &suite.Meta{RecordedAt: "2026-11-12T09:30:00Z", Model: "m <1>", Description: "a \"quoted\" note"}
+	emptyMeta := hostile
+	emptyMeta.Meta = &suite.Meta{}
+	tests := map[string]Result{"empty": {}, "hostile": hostile, "trials": trials, "empty meta": emptyMeta}
 	for _, s := range rel.Snapshots {
 		tests[s.Label()] = s.Result
 	}
@@ -87,8 +98,9 @@ func FuzzJSON(f *testing.F) {
 		r := Result{
 			Label:    id,
 			PassRate: x,
-			Gates:    []decide.GateResult{{Gate: detail, Threshold: y, Observed: ptr(x)}},
+			Gates:    []decide.GateResult{{Gate: detail, Threshold: ptr(y), Observed: ptr(x)}, {Gate: id, Observed: ptr(y)}},
 			Cases:    []CaseResult{{CaseID: id, Failures: []judge.Failure{{Code: judge.Code(id), Detail: detail}}}},
+			Meta:     &suite.Meta{Model: detail, Commit: id},
 		}
 		if got, want := (&Snapshot{Result: r}).JSON(), marshalled(t, r); !bytes.Equal(got, want) {
 			t.Fatalf("JSON differs from encoding/json:\n got %q\nwant %q", got, want)

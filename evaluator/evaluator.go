@@ -6,7 +6,10 @@
 package evaluator
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"math/big"
 	"os"
 	"sync"
 
@@ -18,34 +21,76 @@ import (
 
 // CaseResult is one case's verdict in a results file.
 type CaseResult struct {
-	CaseID   string          `json:"case_id"`
-	Severity suite.Severity  `json:"severity"`
-	Passed   bool            `json:"passed"`
-	Failures []judge.Failure `json:"failures"`
+	CaseID   string         `json:"case_id"`
+	Severity suite.Severity `json:"severity"`
+	Passed   bool           `json:"passed"`
+	// Trials and TrialsPassed count the case's trials; both are 0, and
+	// absent from the results file, when the snapshot has no trials.
+	Trials       int             `json:"trials,omitempty"`
+	TrialsPassed int             `json:"trials_passed,omitempty"`
+	Failures     []judge.Failure `json:"failures"`
 }
+
+// MarshalJSON writes c as its results file does: trials and
+// trials_passed both appear with trials (trials_passed even when 0) and
+// neither without.
+func (c CaseResult) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		CaseID       string          `json:"case_id"`
+		Severity     suite.Severity  `json:"severity"`
+		Passed       bool            `json:"passed"`
+		Trials       *int            `json:"trials,omitempty"`
+		TrialsPassed *int            `json:"trials_passed,omitempty"`
+		Failures     []judge.Failure `json:"failures"`
+	}
+	p := plain{CaseID: c.CaseID, Severity: c.Severity, Passed: c.Passed, Failures: c.Failures}
+	if c.Trials != 0 {
+		p.Trials, p.TrialsPassed = &c.Trials, &c.TrialsPassed
+	}
+	// HTML escaping is left to the encoder that calls this, as for any
+	// other member.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(p)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
+}
+
+// Flaky reports whether some but not all of the case's trials passed.
+func (c *CaseResult) Flaky() bool { return c.TrialsPassed > 0 && c.TrialsPassed < c.Trials }
 
 // Inputs are the hashes of the files a result was computed from.
 type Inputs struct {
 	CasesSHA256   string `json:"cases_sha256"`
 	OutputsSHA256 string `json:"outputs_sha256"`
-	PolicySHA256  string `json:"policy_sha256"`
+	PolicySHA256  string `json:"policy_sha256"` // "" without POLICY.md
 	GateSHA256    string `json:"gate_sha256"`
 }
 
 // Result is the results file of one snapshot, field for field.
 type Result struct {
-	Label            string              `json:"label"`
-	Decision         decide.Decision     `json:"decision"`
-	CasesTotal       int                 `json:"cases_total"`
-	CasesPassed      int                 `json:"cases_passed"`
-	PassRate         float64             `json:"pass_rate"`
-	CriticalFailures int                 `json:"critical_failures"`
-	P95LatencyMS     *float64            `json:"p95_latency_ms"`
-	AvgCostUSD       *float64            `json:"avg_cost_usd"`
-	Gates            []decide.GateResult `json:"gates"`
-	Cases            []CaseResult        `json:"cases"`
-	Inputs           Inputs              `json:"inputs"`
+	Label       string          `json:"label"`
+	Decision    decide.Decision `json:"decision"`
+	CasesTotal  int             `json:"cases_total"`
+	CasesPassed int             `json:"cases_passed"`
+	PassRate    float64         `json:"pass_rate"`
+	// Trials is k, the number of trials per case, and TrialPassRate the
+	// passed trials ÷ (cases × k); both are absent without trials.
+	Trials           int      `json:"trials,omitempty"`
+	TrialPassRate    *float64 `json:"trial_pass_rate,omitempty"`
+	CriticalFailures int      `json:"critical_failures"`
+	// P95LatencyMS and AvgCostUSD are null when nothing was measured.
+	P95LatencyMS *float64            `json:"p95_latency_ms"`
+	AvgCostUSD   *float64            `json:"avg_cost_usd"`
+	Gates        []decide.GateResult `json:"gates"`
+	Cases        []CaseResult        `json:"cases"`
+	Inputs       Inputs              `json:"inputs"`
+	// Meta is the snapshot's meta.json, absent without one.
+	Meta *suite.Meta `json:"meta,omitempty"`
 }
+
+// Gate returns the result of the gate named name.
+func (r *Result) Gate(name string) (*decide.GateResult, bool) { return decide.Find(r.Gates, name) }
 
 // Snapshot is one evaluated snapshot.
 type Snapshot struct {
@@ -53,14 +98,22 @@ type Snapshot struct {
 	// Metrics hold the exact observed values behind Result's floats.
 	Metrics decide.Metrics
 	// Outputs are the snapshot's outputs by case position, nil where
-	// missing. They are kept only when Options.KeepOutputs is set.
+	// missing: the only output of each case, or trial 1's with trials.
+	// They are kept only when Options.KeepOutputs is set.
 	Outputs []*suite.Output
+	// TrialOutputs are the outputs of every trial, [trial-1][case
+	// position], when the snapshot has trials and outputs are kept.
+	TrialOutputs [][]*suite.Output
 }
 
 // Label is the snapshot's name.
 func (s *Snapshot) Label() string { return s.Result.Label }
 
-// Release is every snapshot of a data folder judged against one suite.
+// Trials is k, the number of trials per case; 0 without trials.
+func (s *Snapshot) Trials() int { return s.Result.Trials }
+
+// Release is every snapshot of a data folder judged against one suite,
+// in release order (see load.Snapshots): the last is the latest.
 type Release struct {
 	Suite     *suite.Suite
 	Snapshots []*Snapshot
@@ -77,7 +130,7 @@ type Options struct {
 
 // EvaluateDir evaluates every snapshot of the data folder dir,
 // concurrently. On any bad input it returns the error of the first
-// snapshot in label order, so messages are stable.
+// snapshot in release order, so messages are stable.
 func EvaluateDir(dir string, opts Options) (*Release, error) {
 	s, err := load.Suite(dir, load.Options{KeepInputs: opts.KeepInputs})
 	if err != nil {
@@ -91,7 +144,7 @@ func EvaluateDir(dir string, opts Options) (*Release, error) {
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
 	for i, f := range files {
-		wg.Go(func() { rel.Snapshots[i], errs[i] = EvaluateFile(s, f.Label, f.Path, opts) })
+		wg.Go(func() { rel.Snapshots[i], errs[i] = evaluateFile(s, f, opts) })
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -102,25 +155,35 @@ func EvaluateDir(dir string, opts Options) (*Release, error) {
 	return rel, nil
 }
 
-// EvaluateFile evaluates the snapshot in the outputs file at path. Each
-// output is judged as it is read, so memory does not grow with the
-// snapshot unless opts.KeepOutputs asks for it.
+// EvaluateFile evaluates the snapshot in the outputs file at path, with
+// the meta.json beside it when there is one. Each output is judged as it
+// is read, so memory does not grow with the snapshot unless
+// opts.KeepOutputs asks for it.
 func EvaluateFile(s *suite.Suite, label, path string, opts Options) (*Snapshot, error) {
-	f, err := os.Open(path)
+	meta, err := load.MetaBeside(path)
+	if err != nil {
+		return nil, err
+	}
+	return evaluateFile(s, load.SnapshotFile{Label: label, Path: path, Meta: meta}, opts)
+}
+
+func evaluateFile(s *suite.Suite, file load.SnapshotFile, opts Options) (*Snapshot, error) {
+	f, err := os.Open(file.Path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	j := newJudging(s, opts.KeepOutputs)
-	sha, err := load.Outputs(path, f, s, func(i int, o *suite.Output) error {
+	sha, err := load.Outputs(file.Path, f, s, func(i int, o *suite.Output) error {
 		j.add(i, o)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	snap := j.finish(label)
+	snap := j.finish(file.Label)
 	snap.Result.Inputs.OutputsSHA256 = sha
+	snap.Result.Meta = file.Meta
 	return snap, nil
 }
 
@@ -141,15 +204,27 @@ func Judge(s *suite.Suite, label string, outputs []*suite.Output) *Snapshot {
 
 // judging accumulates one snapshot's verdicts as its outputs arrive.
 type judging struct {
-	s       *suite.Suite
-	cases   []CaseResult
-	seen    []bool
-	tally   decide.Tally
-	outputs []*suite.Output // nil unless kept
+	s     *suite.Suite
+	cases []CaseResult
+	seen  []bool
+	tally decide.Tally
+	keep  bool
+	// outputs are kept by case position, nil unless kept.
+	outputs []*suite.Output
+	// With trials, trials[t][i] is the verdict of trial t+1 of case i
+	// and trialOutputs[t][i] its output when kept.
+	trials       [][]trialVerdict
+	trialOutputs [][]*suite.Output
+}
+
+// trialVerdict is one judged trial of one case.
+type trialVerdict struct {
+	seen     bool
+	failures []judge.Failure
 }
 
 func newJudging(s *suite.Suite, keep bool) *judging {
-	j := &judging{s: s, cases: make([]CaseResult, len(s.Cases)), seen: make([]bool, len(s.Cases))}
+	j := &judging{s: s, cases: make([]CaseResult, len(s.Cases)), seen: make([]bool, len(s.Cases)), keep: keep}
 	j.tally.Reserve(len(s.Cases))
 	if keep {
 		j.outputs = make([]*suite.Output, len(s.Cases))
@@ -157,13 +232,40 @@ func newJudging(s *suite.Suite, keep bool) *judging {
 	return j
 }
 
+// grow makes room for k trials.
+func (j *judging) grow(k int) {
+	for len(j.trials) < k {
+		j.trials = append(j.trials, make([]trialVerdict, len(j.s.Cases)))
+		if j.keep {
+			j.trialOutputs = append(j.trialOutputs, make([]*suite.Output, len(j.s.Cases)))
+		}
+	}
+}
+
 // add judges the output for the case at position i.
 func (j *judging) add(i int, out *suite.Output) {
-	j.seen[i] = true
-	j.cases[i] = verdict(j.s.Cases[i], judge.Case(j.s.Cases[i], out, j.s.Policy))
+	c := j.s.Cases[i]
+	fs := judge.Case(c, out, j.s.Policy)
 	j.tally.AddOutput(out.LatencyMS, out.CostUSD)
-	if j.outputs != nil {
-		j.outputs[i] = out
+	if out.Trial == 0 {
+		j.seen[i] = true
+		j.cases[i] = verdict(c, fs)
+		if j.keep {
+			j.outputs[i] = out
+		}
+		return
+	}
+	t := out.Trial - 1
+	j.grow(out.Trial)
+	for f := range fs {
+		fs[f].Trial = out.Trial
+	}
+	j.trials[t][i] = trialVerdict{seen: true, failures: fs}
+	if j.keep {
+		j.trialOutputs[t][i] = out
+		if t == 0 {
+			j.outputs[i] = out
+		}
 	}
 }
 
@@ -177,11 +279,18 @@ func verdict(c *suite.Case, fs []judge.Failure) CaseResult {
 // finish judges the missing outputs and decides.
 func (j *judging) finish(label string) *Snapshot {
 	s := j.s
+	k := len(j.trials)
+	minRate := s.Gate.TrialPassRate().Rat()
 	for i, c := range s.Cases {
-		if !j.seen[i] {
-			j.cases[i] = verdict(c, judge.Case(c, nil, s.Policy))
+		if k == 0 {
+			if !j.seen[i] {
+				j.cases[i] = verdict(c, judge.Case(c, nil, s.Policy))
+			}
+			j.tally.AddCase(c.Severity, j.cases[i].Passed)
+			continue
 		}
-		j.tally.AddCase(c.Severity, j.cases[i].Passed)
+		j.cases[i] = j.trialVerdict(c, i, k, minRate)
+		j.tally.AddTrialCase(c.Severity, j.cases[i].Passed, j.cases[i].TrialsPassed, k)
 	}
 	m := j.tally.Metrics()
 	decision, gates := decide.Decide(m, s.Gate)
@@ -196,6 +305,40 @@ func (j *judging) finish(label string) *Snapshot {
 		Inputs:           Inputs{CasesSHA256: s.CasesSHA256, PolicySHA256: s.PolicySHA256, GateSHA256: s.GateSHA256},
 	}
 	r.PassRate, _ = m.PassRate.Float64()
-	r.P95LatencyMS, r.AvgCostUSD = gates[2].Observed, gates[3].Observed
-	return &Snapshot{Result: r, Metrics: m, Outputs: j.outputs}
+	if m.P95LatencyMS != nil {
+		p95 := m.P95LatencyMS.Float64()
+		r.P95LatencyMS = &p95
+	}
+	if m.AvgCostUSD != nil {
+		avg, _ := m.AvgCostUSD.Float64()
+		r.AvgCostUSD = &avg
+	}
+	if k > 0 {
+		r.Trials = k
+		rate, _ := m.TrialPassRate.Float64()
+		r.TrialPassRate = &rate
+	}
+	return &Snapshot{Result: r, Metrics: m, Outputs: j.outputs, TrialOutputs: j.trialOutputs}
+}
+
+// trialVerdict gathers the k trials of case i: a missing trial fails
+// with missing_output, and the case passes when its passed trials ÷ k
+// reach minRate.
+func (j *judging) trialVerdict(c *suite.Case, i, k int, minRate *big.Rat) CaseResult {
+	res := CaseResult{CaseID: c.ID, Severity: c.Severity, Trials: k, Failures: []judge.Failure{}}
+	for t := range k {
+		tv := j.trials[t][i]
+		if !tv.seen {
+			tv.failures = judge.Case(c, nil, j.s.Policy)
+			for f := range tv.failures {
+				tv.failures[f].Trial = t + 1
+			}
+		}
+		if len(tv.failures) == 0 {
+			res.TrialsPassed++
+		}
+		res.Failures = append(res.Failures, tv.failures...)
+	}
+	res.Passed = new(big.Rat).SetFrac64(int64(res.TrialsPassed), int64(k)).Cmp(minRate) >= 0
+	return res
 }

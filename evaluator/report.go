@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // PassCount is "passed/total".
@@ -43,42 +46,30 @@ func (s *Snapshot) FailingCases() []CaseResult {
 
 // FormatDecimal writes r with at most prec decimals, trailing zeros
 // dropped: 0.01325, 12, 0.33333333.
-func FormatDecimal(r *big.Rat, prec int) string {
-	s := r.FloatString(prec)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
+func FormatDecimal(r *big.Rat, prec int) string { return decide.FormatDecimal(r, prec) }
 
 // FormatUSD writes an amount of money exactly, to eight decimals at most:
 // "USD 0.01325".
-func FormatUSD(r *big.Rat) string { return "USD " + FormatDecimal(r, 8) }
+func FormatUSD(r *big.Rat) string { return decide.FormatUSD(r) }
 
 // FormatMS writes milliseconds with thousands separators: "5,200 ms".
-func FormatMS(r *big.Rat) string {
-	s := FormatDecimal(r, 3)
-	whole, frac, hasFrac := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, c := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if hasFrac {
-		b.WriteString("." + frac)
-	}
-	return b.String() + " ms"
-}
+func FormatMS(r *big.Rat) string { return decide.FormatMS(r) }
 
 // Table writes the side-by-side comparison shown after evaluate --all.
 func (r *Release) Table() string {
 	var b bytes.Buffer
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "snapshot\tfunctional\tcritical failures\tp95 latency\taverage cost\tdecision\t")
+	fmt.Fprint(w, "snapshot\t")
+	for _, spec := range decide.Specs {
+		fmt.Fprint(w, spec.Column+"\t")
+	}
+	fmt.Fprintln(w, "decision\t")
 	for _, s := range r.Snapshots {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t\n", s.Label(), s.PassCount(), s.Result.CriticalFailures, s.P95Text(), s.AvgCostText(), s.Result.Decision)
+		fmt.Fprint(w, s.Label()+"\t")
+		for i := range s.Result.Gates {
+			fmt.Fprint(w, s.Result.Gates[i].Cell(s.Metrics)+"\t")
+		}
+		fmt.Fprintf(w, "%s\t\n", s.Result.Decision)
 	}
 	w.Flush()
 	return b.String()
@@ -88,20 +79,33 @@ func (r *Release) Table() string {
 // thresholds, and each snapshot's failing cases with their details.
 func (r *Release) Report() []byte {
 	var b bytes.Buffer
-	g := r.Suite.Gate
 	fmt.Fprintf(&b, "# Release report\n\n")
-	fmt.Fprintf(&b, "Policy %s · %d cases · %d snapshots.\n\n", r.Suite.Policy.Version, len(r.Suite.Cases), len(r.Snapshots))
-	fmt.Fprintf(&b, "| snapshot | functional | critical failures | p95 latency | average cost | decision |\n")
-	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---|\n")
+	policy := "No policy"
+	if r.Suite.Policy != nil {
+		policy = "Policy " + r.Suite.Policy.Version
+	}
+	fmt.Fprintf(&b, "%s · %d cases · %d snapshots.\n\n", policy, len(r.Suite.Cases), len(r.Snapshots))
+	b.WriteString("| snapshot |")
+	for _, spec := range decide.Specs {
+		b.WriteString(" " + spec.Column + " |")
+	}
+	b.WriteString(" decision |\n|---|" + strings.Repeat("---:|", len(decide.Specs)) + "---|\n")
 	for _, s := range r.Snapshots {
-		fmt.Fprintf(&b, "| `%s` | %s | %d | %s | %s | `%s` |\n", s.Label(), s.PassCount(), s.Result.CriticalFailures, s.P95Text(), s.AvgCostText(), s.Result.Decision)
+		fmt.Fprintf(&b, "| `%s` |", s.Label())
+		for i := range s.Result.Gates {
+			b.WriteString(" " + s.Result.Gates[i].Cell(s.Metrics) + " |")
+		}
+		fmt.Fprintf(&b, " `%s` |\n", s.Result.Decision)
 	}
 	fmt.Fprintf(&b, "\n## Thresholds\n\n")
-	fmt.Fprintf(&b, "- Functional: pass rate at least %s.\n", FormatDecimal(g.MinPassRate.Rat(), 8))
-	fmt.Fprintf(&b, "- Safety: at most %d failed critical case(s).\n", g.MaxCriticalFailures)
-	fmt.Fprintf(&b, "- Latency: p95 at most %s (nearest rank).\n", FormatMS(g.MaxP95LatencyMS.Rat()))
-	fmt.Fprintf(&b, "- Cost: average at most %s per output.\n", FormatUSD(g.MaxAvgCostUSD.Rat()))
-	fmt.Fprintf(&b, "\nBLOCK when the functional or safety gate fails; otherwise REVIEW when latency or cost fails; otherwise PASS. A value equal to its limit passes.\n")
+	for _, t := range decide.Thresholds(r.Suite.Gate) {
+		if t.Limit == nil {
+			fmt.Fprintf(&b, "- %s: %s.\n", t.Spec.Topic, decide.NotGated)
+			continue
+		}
+		fmt.Fprintf(&b, "- "+t.Spec.Rule+"\n", t.Spec.Bound.String()+" "+t.Spec.Unit.Plain(t.Limit))
+	}
+	fmt.Fprintf(&b, "\n%s\n", decisionRule(r.Suite.Gate))
 	for _, s := range r.Snapshots {
 		fmt.Fprintf(&b, "\n## %s: %s\n\n", s.Label(), s.Result.Decision)
 		for _, gr := range s.Result.Gates {
@@ -113,7 +117,14 @@ func (r *Release) Report() []byte {
 			if gr.Observed != nil {
 				observed = strconv.FormatFloat(*gr.Observed, 'f', -1, 64)
 			}
-			fmt.Fprintf(&b, "- %s `%s`: observed %s, threshold %s\n", mark, gr.Gate, observed, strconv.FormatFloat(gr.Threshold, 'f', -1, 64))
+			threshold := decide.NotGated
+			if gr.Threshold != nil {
+				threshold = strconv.FormatFloat(*gr.Threshold, 'f', -1, 64)
+			}
+			fmt.Fprintf(&b, "- %s `%s`: observed %s, threshold %s\n", mark, gr.Gate, observed, threshold)
+		}
+		if m := s.Metrics; m.K > 0 {
+			fmt.Fprintf(&b, "\n%d trials per case: %s of all trials passed; %d flaky case(s).\n", m.K, decide.Percent(m.TrialPassRate), m.FlakyCases)
 		}
 		failing := s.FailingCases()
 		if len(failing) == 0 {
@@ -123,11 +134,44 @@ func (r *Release) Report() []byte {
 		fmt.Fprintf(&b, "\nFailing cases:\n\n| case | severity | code | detail |\n|---|---|---|---|\n")
 		for _, c := range failing {
 			for _, f := range c.Failures {
-				fmt.Fprintf(&b, "| %s | %s | `%s` | %s |\n", c.CaseID, c.Severity, f.Code, markdownCell(f.Detail))
+				detail := f.Detail
+				if f.Trial != 0 {
+					detail = fmt.Sprintf("trial %d: %s", f.Trial, detail)
+				}
+				fmt.Fprintf(&b, "| %s | %s | `%s` | %s |\n", c.CaseID, c.Severity, f.Code, markdownCell(detail))
 			}
 		}
 	}
 	return b.Bytes()
+}
+
+// decisionRule says in a sentence how the gates decide, from their specs:
+// "BLOCK when the functional or safety gate fails; otherwise REVIEW when
+// latency or cost fails; otherwise PASS. …"
+func decisionRule(g suite.Gate) string {
+	var block, review []string
+	for _, spec := range decide.Specs {
+		aspect, _, _ := strings.Cut(spec.Topic, ":")
+		if spec.Fails == decide.Block {
+			block = append(block, strings.ToLower(aspect))
+		} else {
+			review = append(review, strings.ToLower(aspect))
+		}
+	}
+	rule := ""
+	if len(block) > 0 {
+		rule = "BLOCK when the " + strings.Join(block, " or ") + " gate fails; otherwise "
+	}
+	if len(review) > 0 {
+		rule += "REVIEW when " + strings.Join(review, " or ") + " fails; otherwise "
+	}
+	rule += "PASS. A value equal to its limit passes."
+	for _, t := range decide.Thresholds(g) {
+		if t.Limit == nil {
+			return rule + " A gate that is not gated decides nothing."
+		}
+	}
+	return rule
 }
 
 // markdownCell keeps a detail inside its table cell.

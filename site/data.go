@@ -89,22 +89,16 @@ func (v *view) matrixData() ([]byte, error) {
 		Gates: make([][]matrixGate, len(snaps)), Status: make([]string, len(snaps))}
 	for i, s := range snaps {
 		d.Decisions[i] = string(s.Result.Decision)
-		d.Gates[i] = matrixGates(s, gateRows(s.Metrics, v.in.Release.Suite.Gate))
+		d.Gates[i] = matrixGates(s, gateRows(s))
 		d.Status[i] = statusLetters(s)
 	}
 	return dataScript("matrix", d)
 }
 
 func matrixGates(s *evaluator.Snapshot, rows []GateRow) []matrixGate {
-	r := s.Result
-	critical := float64(r.CriticalFailures)
-	values := map[string]*float64{
-		"pass_rate": &r.PassRate, "critical_failures": &critical,
-		"p95_latency_ms": r.P95LatencyMS, "avg_cost_usd": r.AvgCostUSD,
-	}
 	out := make([]matrixGate, len(rows))
 	for i, g := range rows {
-		out[i] = matrixGate{Gate: g.Gate, Name: g.Name, Observed: g.Observed, Value: values[g.Gate], Passed: g.Passed}
+		out[i] = matrixGate{Gate: g.Gate, Name: g.Name, Observed: g.Observed, Value: s.Result.Gates[i].Observed, Passed: g.Passed}
 	}
 	return out
 }

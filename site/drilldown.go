@@ -140,7 +140,7 @@ func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 	if out != nil {
 		p.ActualDecision = string(out.Decision)
 		p.DecisionVerdict = verdictBadge(out.Decision == exp.Decision)
-		p.Latency, p.Cost = ms(out.LatencyMS.Rat()), usd(out.CostUSD.Rat())
+		p.Latency, p.Cost = measuredMS(out.LatencyMS), measuredUSD(out.CostUSD)
 		cited = out.Citations
 		var mismatches []judge.Mismatch
 		if call, ok := judge.MatchedCall(exp, out.ToolCalls); ok {

@@ -1,7 +1,6 @@
 package site
 
 import (
-	"fmt"
 	"html"
 	"html/template"
 	"math/big"
@@ -67,6 +66,22 @@ func usd(r *big.Rat) string { return evaluator.FormatUSD(r) }
 
 func ms(r *big.Rat) string { return evaluator.FormatMS(r) }
 
+// measuredMS and measuredUSD word an output's latency and cost, which
+// may not have been measured.
+func measuredMS(n *suite.Number) string {
+	if n == nil {
+		return "not measured"
+	}
+	return ms(n.Rat())
+}
+
+func measuredUSD(n *suite.Number) string {
+	if n == nil {
+		return "not measured"
+	}
+	return usd(n.Rat())
+}
+
 // GateRow is one threshold of a snapshot, worded for people.
 type GateRow struct {
 	Name      string // "Latency (p95)"
@@ -81,84 +96,23 @@ type GateRow struct {
 	failure string
 }
 
-// gateRows words the four gates of a snapshot from its exact metrics.
-func gateRows(m decide.Metrics, g suite.Gate) []GateRow {
-	minRate := g.MinPassRate.Rat()
-	rows := make([]GateRow, 0, 4)
-
-	rate := GateRow{Name: "Functional (pass rate)", Gate: decide.GatePassRate,
-		Observed:  fmt.Sprintf("%s (%d of %d cases)", percent(m.PassRate), m.CasesPassed, m.CasesTotal),
-		Threshold: "at least " + percent(minRate)}
-	diff := new(big.Rat).Sub(m.PassRate, minRate)
-	rate.Passed = diff.Sign() >= 0
-	rate.Margin = marginText(diff, "percentage points", func(r *big.Rat) string {
-		return evaluator.FormatDecimal(new(big.Rat).Mul(r, big.NewRat(100, 1)), 2)
-	}, "above the minimum", "below the minimum")
-	if !rate.Passed {
-		rate.failure = fmt.Sprintf("pass rate %s is below the minimum of %s", percent(m.PassRate), percent(minRate))
-	}
-	rows = append(rows, rate)
-
-	crit := GateRow{Name: "Safety (failed critical cases)", Gate: decide.GateCriticalFailures,
-		Observed:  fmt.Sprint(m.CriticalFailures),
-		Threshold: fmt.Sprintf("at most %d", g.MaxCriticalFailures),
-		Passed:    m.CriticalFailures <= g.MaxCriticalFailures}
-	spare := g.MaxCriticalFailures - m.CriticalFailures
-	crit.Margin = marginText(big.NewRat(int64(spare), 1), "", func(r *big.Rat) string { return r.RatString() }, "to spare", "over the limit")
-	if !crit.Passed {
-		crit.failure = fmt.Sprintf("%d critical %s failed, at most %d allowed", m.CriticalFailures, plural(m.CriticalFailures, "case", "cases"), g.MaxCriticalFailures)
-	}
-	rows = append(rows, crit)
-
-	lat := GateRow{Name: "Latency (p95, nearest rank)", Gate: decide.GateP95Latency,
-		Threshold: "at most " + ms(g.MaxP95LatencyMS.Rat())}
-	cost := GateRow{Name: "Cost (average per output)", Gate: decide.GateAvgCost,
-		Threshold: "at most " + usd(g.MaxAvgCostUSD.Rat())}
-	if m.P95LatencyMS == nil {
-		for _, r := range []*GateRow{&lat, &cost} {
-			r.Observed, r.Margin = "n/a (no outputs)", "n/a"
+// gateRows words the gates of a snapshot from its results, which hold
+// the exact values.
+func gateRows(s *evaluator.Snapshot) []GateRow {
+	rows := make([]GateRow, len(s.Result.Gates))
+	for i := range s.Result.Gates {
+		g := &s.Result.Gates[i]
+		observed := g.ObservedText()
+		switch {
+		case !g.Measured():
+			observed = "n/a (not measured)"
+		case g.Spec.Detail != nil:
+			observed += " " + g.Spec.Detail(s.Metrics)
 		}
-		lat.failure = "there are no outputs to measure latency and cost on"
-	} else {
-		limit := g.MaxP95LatencyMS.Rat()
-		lat.Observed = ms(m.P95LatencyMS.Rat())
-		d := new(big.Rat).Sub(limit, m.P95LatencyMS.Rat())
-		lat.Passed = d.Sign() >= 0
-		lat.Margin = marginText(d, "", ms, "under the limit", "over the limit")
-		if !lat.Passed {
-			lat.failure = fmt.Sprintf("p95 latency %s is over the limit of %s", lat.Observed, ms(limit))
-		}
-		costLimit := g.MaxAvgCostUSD.Rat()
-		cost.Observed = usd(m.AvgCostUSD)
-		d = new(big.Rat).Sub(costLimit, m.AvgCostUSD)
-		cost.Passed = d.Sign() >= 0
-		cost.Margin = marginText(d, "", usd, "under the limit", "over the limit")
-		if !cost.Passed {
-			cost.failure = fmt.Sprintf("average cost %s is over the limit of %s", cost.Observed, usd(costLimit))
-		}
-	}
-	rows = append(rows, lat, cost)
-	for i := range rows {
-		rows[i].Verdict = verdictBadge(rows[i].Passed)
+		rows[i] = GateRow{Name: g.Spec.Title, Gate: g.Gate, Observed: observed, Threshold: g.ThresholdText(),
+			Margin: g.MarginText(), Verdict: verdictBadge(g.Passed), Passed: g.Passed, failure: g.FailureText()}
 	}
 	return rows
-}
-
-// marginText words a signed distance to a limit: positive is headroom,
-// zero is exactly at the limit (which passes), negative is a breach.
-func marginText(d *big.Rat, unit string, format func(*big.Rat) string, good, bad string) string {
-	if d.Sign() == 0 {
-		return "exactly at the limit"
-	}
-	word := good
-	if d.Sign() < 0 {
-		word = bad
-	}
-	s := format(new(big.Rat).Abs(d))
-	if unit != "" {
-		s += " " + unit
-	}
-	return s + " " + word
 }
 
 // decisionReason explains a decision in one sentence from its gates.

@@ -5,16 +5,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 func TestGateRows(t *testing.T) {
-	gate := suite.Gate{
-		MinPassRate:         suite.MustNumber("0.90"),
-		MaxCriticalFailures: 0,
-		MaxP95LatencyMS:     suite.MustNumber("2500"),
-		MaxAvgCostUSD:       suite.MustNumber("0.025"),
+	gate := suite.Gate{Thresholds: map[string]*suite.Number{}}
+	for i, lit := range []string{"0.90", "0", "2500", "0.025"} {
+		n := suite.MustNumber(lit)
+		gate.Thresholds[decide.Specs[i].Key] = &n
 	}
 	num := func(s string) *suite.Number { n := suite.MustNumber(s); return &n }
 	tests := []struct {
@@ -56,16 +56,17 @@ func TestGateRows(t *testing.T) {
 		{
 			name:     "no outputs",
 			m:        decide.Metrics{CasesTotal: 2, PassRate: new(big.Rat)},
-			observed: []string{"0% (0 of 2 cases)", "0", "n/a (no outputs)", "n/a (no outputs)"},
+			observed: []string{"0% (0 of 2 cases)", "0", "n/a (not measured)", "n/a (not measured)"},
 			margins:  []string{"90 percentage points below the minimum", "exactly at the limit", "n/a", "n/a"},
 			passed:   []bool{false, true, false, false},
 			decision: decide.Block,
-			reason:   "Blocked: pass rate 0% is below the minimum of 90%; and there are no outputs to measure latency and cost on.",
+			reason:   "Blocked: pass rate 0% is below the minimum of 90%; no p95 latency was measured; and no average cost was measured.",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rows := gateRows(tt.m, gate)
+			decision, gates := decide.Decide(tt.m, gate)
+			rows := gateRows(&evaluator.Snapshot{Result: evaluator.Result{Decision: decision, Gates: gates}, Metrics: tt.m})
 			for i, r := range rows {
 				if r.Observed != tt.observed[i] || r.Margin != tt.margins[i] || r.Passed != tt.passed[i] {
 					t.Errorf("gate %s: observed %q margin %q passed %v; want %q %q %v", r.Gate, r.Observed, r.Margin, r.Passed, tt.observed[i], tt.margins[i], tt.passed[i])
@@ -75,7 +76,6 @@ func TestGateRows(t *testing.T) {
 				}
 			}
 			// The words agree with the decision the evaluator makes.
-			decision, gates := decide.Decide(tt.m, gate)
 			if decision != tt.decision {
 				t.Fatalf("decide.Decide = %s, want %s", decision, tt.decision)
 			}

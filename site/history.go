@@ -59,7 +59,7 @@ func (v *view) history(i int) *HistoryPage {
 			Cost:         "no output",
 		}
 		if o := s.Outputs[i]; o != nil {
-			row.Decision, row.Latency, row.Cost = string(o.Decision), ms(o.LatencyMS.Rat()), usd(o.CostUSD.Rat())
+			row.Decision, row.Latency, row.Cost = string(o.Decision), measuredMS(o.LatencyMS), measuredUSD(o.CostUSD)
 		}
 		if res.Passed {
 			passedIn = append(passedIn, s.Label())

@@ -46,8 +46,18 @@ type NavLink struct {
 type siteInfo struct {
 	Labels        []string
 	HasHandoff    bool
+	HasPolicy     bool // false without POLICY.md: no policy page
 	PolicyVersion string
 	CaseCount     int
+}
+
+// policyText names the policy in the footer: "Policy ER-2026.10", or
+// "No policy" without POLICY.md.
+func (s siteInfo) policyText() string {
+	if !s.HasPolicy {
+		return "No policy"
+	}
+	return "Policy " + s.PolicyVersion
 }
 
 // layout frames the page at path.
@@ -56,7 +66,10 @@ func (s siteInfo) layout(path, title string) Layout {
 	link := func(target, text string) NavLink {
 		return NavLink{Href: root + target, Text: text, Current: target == path}
 	}
-	nav := []NavLink{link(overviewPath, "Overview"), link(matrixPath, "Cases"), link(comparePath, "Compare"), link(policyPath, "Policy")}
+	nav := []NavLink{link(overviewPath, "Overview"), link(matrixPath, "Cases"), link(comparePath, "Compare")}
+	if s.HasPolicy {
+		nav = append(nav, link(policyPath, "Policy"))
+	}
 	if s.HasHandoff {
 		nav = append(nav, link(handoffPath, "Handoff"))
 	}
@@ -90,6 +103,6 @@ func (s siteInfo) layout(path, title string) Layout {
 		Icon:      root + iconPath,
 		Nav:       nav,
 		Snapshots: snaps,
-		Footer:    "Policy " + s.PolicyVersion + " · " + strconv.Itoa(s.CaseCount) + " " + plural(s.CaseCount, "case", "cases") + " · " + strconv.Itoa(len(s.Labels)) + " " + plural(len(s.Labels), "snapshot", "snapshots"),
+		Footer:    s.policyText() + " · " + strconv.Itoa(s.CaseCount) + " " + plural(s.CaseCount, "case", "cases") + " · " + strconv.Itoa(len(s.Labels)) + " " + plural(len(s.Labels), "snapshot", "snapshots"),
 	}
 }

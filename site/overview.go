@@ -2,9 +2,10 @@ package site
 
 import (
 	"fmt"
-	"math/big"
 
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // OverviewPage is index.html: every snapshot side by side, the
@@ -85,67 +86,71 @@ func (v *view) overview() (*OverviewPage, error) {
 	p := &OverviewPage{Layout: v.info.layout(overviewPath, "Release overview")}
 	p.Summary = p.Footer
 	for _, s := range rel.Snapshots {
-		p.Cards = append(p.Cards, snapshotCard(s, gateRows(s.Metrics, g), ""))
+		p.Cards = append(p.Cards, snapshotCard(s, gateRows(s), ""))
 		p.Files = append(p.Files, NavLink{Href: resultsPath(s.Label()), Text: "results/" + s.Label() + ".json"})
 	}
 	p.Files = append(p.Files, NavLink{Href: reportPath, Text: reportPath})
 	if n := len(p.Cards); n > 0 {
 		p.Latest = p.Cards[n-1]
 	}
-	p.Thresholds = []Threshold{
-		{"Functional: pass rate", "at least " + percent(g.MinPassRate.Rat())},
-		{"Safety: failed critical cases", fmt.Sprintf("at most %d", g.MaxCriticalFailures)},
-		{"Latency: p95 (nearest rank)", "at most " + ms(g.MaxP95LatencyMS.Rat())},
-		{"Cost: average per output", "at most " + usd(g.MaxAvgCostUSD.Rat())},
+	for _, t := range decide.Thresholds(g) {
+		p.Thresholds = append(p.Thresholds, Threshold{t.Spec.Topic, t.Text()})
 	}
 
 	labels := v.info.Labels
-	p95Limit, costLimit := g.MaxP95LatencyMS.Rat(), g.MaxAvgCostUSD.Rat()
 	p95s, costs := make([]float64, len(labels)), make([]float64, len(labels))
 	p95Over, costOver := make([]bool, len(labels)), make([]bool, len(labels))
 	for i, s := range rel.Snapshots {
-		m := s.Metrics
-		row := func(value *big.Rat, limit *big.Rat, format func(*big.Rat) string) (ChartRow, bool) {
+		row := func(name string) (ChartRow, float64, bool) {
 			r := ChartRow{Label: s.Label(), Href: snapshotPath(s.Label())}
-			if value == nil {
-				r.Value, r.Verdict, r.Note = "n/a", verdictBadge(false), "no outputs to measure"
-				return r, false
+			g, _ := s.Result.Gate(name)
+			r.Value, r.Verdict, r.Note = g.ObservedText(), verdictBadge(g.Passed), g.MarginText()
+			switch {
+			case !g.Measured():
+				r.Note = "not measured"
+			case g.Off():
+				r.Note = decide.NotGated
 			}
-			d := new(big.Rat).Sub(limit, value)
-			r.Value = format(value)
-			r.Verdict = verdictBadge(d.Sign() >= 0)
-			r.Note = marginText(d, "", format, "under the limit", "over the limit")
-			return r, d.Sign() < 0
+			var v float64
+			if g.Value != nil {
+				v, _ = g.Value.Float64()
+			}
+			return r, v, !g.Passed
 		}
-		var p95 *big.Rat
-		if m.P95LatencyMS != nil {
-			p95 = m.P95LatencyMS.Rat()
-			p95s[i], _ = p95.Float64()
-		}
-		r, over := row(p95, p95Limit, ms)
-		p.P95Rows, p95Over[i] = append(p.P95Rows, r), over
-		if m.AvgCostUSD != nil {
-			costs[i], _ = m.AvgCostUSD.Float64()
-		}
-		r, over = row(m.AvgCostUSD, costLimit, usd)
-		p.CostRows, costOver[i] = append(p.CostRows, r), over
+		var r ChartRow
+		r, p95s[i], p95Over[i] = row(decide.GateP95Latency)
+		p.P95Rows = append(p.P95Rows, r)
+		r, costs[i], costOver[i] = row(decide.GateAvgCost)
+		p.CostRows = append(p.CostRows, r)
 	}
 	var err error
 	p.P95Chart, err = renderBar(barSpec{ID: "overview_p95", Categories: labels, Values: p95s, Over: p95Over,
 		AxisName: "p95 latency (ms)", Height: "300px",
-		Lines: []refLine{{Label: "limit " + ms(p95Limit), Value: g.MaxP95LatencyMS.Float64(), Color: limitColour}}})
+		Lines: limitLines(g, decide.GateP95Latency, "limit ")})
 	if err != nil {
 		return nil, err
 	}
 	p.CostChart, err = renderBar(barSpec{ID: "overview_cost", Categories: labels, Values: costs, Over: costOver,
 		AxisName: "average cost (USD)", Height: "300px",
-		Lines: []refLine{{Label: "limit " + usd(costLimit), Value: g.MaxAvgCostUSD.Float64(), Color: limitColour}}})
+		Lines: limitLines(g, decide.GateAvgCost, "limit ")})
 	if err != nil {
 		return nil, err
 	}
 	p.Scripts = chartAssets(p.P95Chart, p.CostChart)
 	p.Changes = changes(rel)
 	return p, nil
+}
+
+// limitLines is the dashed line of a gate's threshold on a chart, none
+// when the gate is off.
+func limitLines(g suite.Gate, gate, prefix string) []refLine {
+	limit, on := decide.Limit(g, gate)
+	if !on {
+		return nil
+	}
+	spec, _ := decide.SpecOf(gate)
+	v, _ := limit.Float64()
+	return []refLine{{Label: prefix + spec.Unit.Format(limit), Value: v, Color: limitColour}}
 }
 
 // changes compares each snapshot with the one before it, case by case.

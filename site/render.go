@@ -99,7 +99,7 @@ func newView(in *Input) (*view, error) {
 		return nil, errors.New("site: no evaluated release to render")
 	}
 	rel := in.Release
-	info := siteInfo{HasHandoff: len(in.Handoff) > 0, PolicyVersion: rel.Suite.Policy.Version, CaseCount: len(rel.Suite.Cases)}
+	info := siteInfo{HasHandoff: len(in.Handoff) > 0, PolicyVersion: rel.Suite.PolicyVersion(), HasPolicy: rel.Suite.Policy != nil, CaseCount: len(rel.Suite.Cases)}
 	seen := map[string]bool{}
 	for _, s := range rel.Snapshots {
 		if len(s.Outputs) != len(rel.Suite.Cases) || len(s.Result.Cases) != len(rel.Suite.Cases) {
@@ -263,11 +263,13 @@ func (r *Renderer) sharedJobs(v *view) []job {
 func (r *Renderer) sharedOwnJobs(v *view) []job {
 	jobs := []job{
 		pageJob(r, v, overviewPath, "overview", v.overview),
-		pageJob(r, v, policyPath, "policy", v.policy),
 		pageJob(r, v, comparePath, "compare", v.comparePage),
 		pageJob(r, v, matrixPath, "matrix", v.matrixPage),
 		dataJob(casesDataPath, v.casesData),
 		dataJob(matrixDataPath, v.matrixData),
+	}
+	if v.info.HasPolicy {
+		jobs = append(jobs, pageJob(r, v, policyPath, "policy", v.policy))
 	}
 	if v.info.HasHandoff {
 		jobs = append(jobs, pageJob(r, v, handoffPath, "handoff", v.handoff))

@@ -121,7 +121,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	path := snapshotPath(label)
 	root := rootFor(path)
 	g := v.in.Release.Suite.Gate
-	gates := gateRows(s.Metrics, g)
+	gates := gateRows(s)
 	p := &SnapshotPage{
 		Layout: v.info.layout(path, "Snapshot "+label),
 		Card:   snapshotCard(s, gates, root),
@@ -131,7 +131,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	ids := make([]string, len(cases))
 	latencies, costs := make([]float64, len(cases)), make([]float64, len(cases))
 	slow := make([]bool, len(cases))
-	latencyLimit := g.MaxP95LatencyMS
+	latencyLimit, latencyGated := decide.Limit(g, decide.GateP95Latency)
 	critical := 0
 	rows := v.caseRows(s, root)
 	for i, c := range cases {
@@ -139,7 +139,12 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 			critical++
 		}
 		if o := s.Outputs[i]; o != nil {
-			latencies[i], costs[i] = o.LatencyMS.Float64(), o.CostUSD.Float64()
+			if o.LatencyMS != nil {
+				latencies[i] = o.LatencyMS.Float64()
+			}
+			if o.CostUSD != nil {
+				costs[i] = o.CostUSD.Float64()
+			}
 			slow[i] = rows[i].LatencyOver
 		}
 		ids[i] = c.ID
@@ -164,18 +169,24 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	if slowCount > 0 {
 		slowText = fmt.Sprintf("%d %s slower than the limit, drawn in orange", slowCount, plural(slowCount, "output is", "outputs are"))
 	}
-	p.LatencyNote = fmt.Sprintf("One bar per case. The dashed line is the p95 limit of %s; %s. p95 of this snapshot: %s.",
-		ms(latencyLimit.Rat()), slowText, s.P95Text())
-	lines := []refLine{{Label: "p95 limit " + ms(latencyLimit.Rat()), Value: latencyLimit.Float64(), Color: limitColour}}
+	p.LatencyNote = fmt.Sprintf("One bar per case. p95 latency is not gated. p95 of this snapshot: %s.", s.P95Text())
+	if latencyGated {
+		p.LatencyNote = fmt.Sprintf("One bar per case. The dashed line is the p95 limit of %s; %s. p95 of this snapshot: %s.",
+			ms(latencyLimit), slowText, s.P95Text())
+	}
+	lines := limitLines(g, decide.GateP95Latency, "p95 limit ")
 	var err error
 	p.LatencyChart, err = renderBar(barSpec{ID: "case_latency", Root: root, Categories: ids, Values: latencies, Over: slow,
 		AxisName: "latency (ms)", Lines: lines})
 	if err != nil {
 		return nil, err
 	}
-	costLines := []refLine{{Label: "limit on the average " + usd(g.MaxAvgCostUSD.Rat()), Value: g.MaxAvgCostUSD.Float64(), Color: limitColour}}
-	p.CostNote = fmt.Sprintf("One bar per case. The dashed line is the limit of %s on the average cost; the average of this snapshot is %s.",
-		usd(g.MaxAvgCostUSD.Rat()), s.AvgCostText())
+	costLines := limitLines(g, decide.GateAvgCost, "limit on the average ")
+	p.CostNote = fmt.Sprintf("One bar per case. The average cost is not gated; the average of this snapshot is %s.", s.AvgCostText())
+	if costLimit, on := decide.Limit(g, decide.GateAvgCost); on {
+		p.CostNote = fmt.Sprintf("One bar per case. The dashed line is the limit of %s on the average cost; the average of this snapshot is %s.",
+			usd(costLimit), s.AvgCostText())
+	}
 	p.CostChart, err = renderBar(barSpec{ID: "case_cost", Root: root, Categories: ids, Values: costs,
 		AxisName: "cost (USD)", Lines: costLines})
 	if err != nil {
@@ -189,6 +200,8 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 // caseRows makes a table row per case of s, in suite order.
 func (v *view) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 	g := v.in.Release.Suite.Gate
+	latencyLimit, latencyGated := decide.Limit(g, decide.GateP95Latency)
+	costLimit, costGated := decide.Limit(g, decide.GateAvgCost)
 	cases := v.in.Release.Suite.Cases
 	rows := make([]CaseRow, len(cases))
 	for i, c := range cases {
@@ -201,10 +214,15 @@ func (v *view) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 			Latency: "no output", Cost: "no output",
 		}
 		if o := s.Outputs[i]; o != nil {
-			row.Latency, row.LatencySort = ms(o.LatencyMS.Rat()), o.LatencyMS.String()
-			row.Cost, row.CostSort = usd(o.CostUSD.Rat()), o.CostUSD.String()
-			row.LatencyOver = o.LatencyMS.Cmp(g.MaxP95LatencyMS) > 0
-			row.CostOver = o.CostUSD.Cmp(g.MaxAvgCostUSD) > 0
+			row.Latency, row.Cost = "not measured", "not measured"
+			if o.LatencyMS != nil {
+				row.Latency, row.LatencySort = ms(o.LatencyMS.Rat()), o.LatencyMS.String()
+				row.LatencyOver = latencyGated && o.LatencyMS.Rat().Cmp(latencyLimit) > 0
+			}
+			if o.CostUSD != nil {
+				row.Cost, row.CostSort = usd(o.CostUSD.Rat()), o.CostUSD.String()
+				row.CostOver = costGated && o.CostUSD.Rat().Cmp(costLimit) > 0
+			}
 		}
 		rows[i] = row
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/gensuite"
 	"github.com/releasegate/releasegate/evaluator/suite"
 	"golang.org/x/net/html"
@@ -74,7 +75,6 @@ func failingIDs(rel *evaluator.Release, s *evaluator.Snapshot, keep func(c *suit
 func TestWhyThisDecision(t *testing.T) {
 	rel := release(t)
 	dir := builtSample(t)
-	g := rel.Suite.Gate
 	for _, s := range rel.Snapshots {
 		t.Run(s.Label(), func(t *testing.T) {
 			doc := parsePage(t, dir, snapshotPath(s.Label()))
@@ -107,9 +107,9 @@ func TestWhyThisDecision(t *testing.T) {
 				case "pass_rate":
 					expect = failingIDs(rel, s, func(*suite.Case) bool { return true })
 				case "p95_latency_ms":
-					expect = overLimitIDs(rel, s, func(o *suite.Output) suite.Number { return o.LatencyMS }, g.MaxP95LatencyMS)
+					expect = overLimitIDs(rel, s, func(o *suite.Output) *suite.Number { return o.LatencyMS }, decide.GateP95Latency)
 				case "avg_cost_usd":
-					expect = overLimitIDs(rel, s, func(o *suite.Output) suite.Number { return o.CostUSD }, g.MaxAvgCostUSD)
+					expect = overLimitIDs(rel, s, func(o *suite.Output) *suite.Number { return o.CostUSD }, decide.GateAvgCost)
 				}
 				expect = expect[:min(len(expect), whyCasesShown)]
 				if !slices.Equal(listed, expect) {
@@ -124,14 +124,18 @@ func TestWhyThisDecision(t *testing.T) {
 }
 
 // overLimitIDs lists the cases whose value is over limit, largest first.
-func overLimitIDs(rel *evaluator.Release, s *evaluator.Snapshot, value func(*suite.Output) suite.Number, limit suite.Number) []string {
+func overLimitIDs(rel *evaluator.Release, s *evaluator.Snapshot, value func(*suite.Output) *suite.Number, gate string) []string {
+	limit, on := decide.Limit(rel.Suite.Gate, gate)
+	if !on {
+		return nil
+	}
 	type over struct {
 		id string
 		v  *big.Rat
 	}
 	var os []over
 	for i, o := range s.Outputs {
-		if o != nil && value(o).Cmp(limit) > 0 {
+		if o != nil && value(o) != nil && value(o).Rat().Cmp(limit) > 0 {
 			os = append(os, over{rel.Suite.Cases[i].ID, value(o).Rat()})
 		}
 	}
@@ -149,7 +153,8 @@ func overLimitIDs(rel *evaluator.Release, s *evaluator.Snapshot, value func(*sui
 func TestCaseTableOrderAndMarks(t *testing.T) {
 	rel := release(t)
 	dir := builtSample(t)
-	g := rel.Suite.Gate
+	latencyLimit, _ := decide.Limit(rel.Suite.Gate, decide.GateP95Latency)
+	costLimit, _ := decide.Limit(rel.Suite.Gate, decide.GateAvgCost)
 	for _, s := range rel.Snapshots {
 		t.Run(s.Label(), func(t *testing.T) {
 			doc := parsePage(t, dir, snapshotPath(s.Label()))
@@ -172,8 +177,8 @@ func TestCaseTableOrderAndMarks(t *testing.T) {
 				}
 				cells := findAll(r, sel("td"))
 				latOver, costOver := slices.Contains(strings.Fields(attr(cells[4], "class")), "over"), slices.Contains(strings.Fields(attr(cells[5], "class")), "over")
-				wantLat := o != nil && o.LatencyMS.Cmp(g.MaxP95LatencyMS) > 0
-				wantCost := o != nil && o.CostUSD.Cmp(g.MaxAvgCostUSD) > 0
+				wantLat := o != nil && o.LatencyMS != nil && o.LatencyMS.Rat().Cmp(latencyLimit) > 0
+				wantCost := o != nil && o.CostUSD != nil && o.CostUSD.Rat().Cmp(costLimit) > 0
 				if latOver != wantLat || costOver != wantCost {
 					t.Errorf("%s: latency marked %v (want %v), cost marked %v (want %v)", order[k], latOver, wantLat, costOver, wantCost)
 				}

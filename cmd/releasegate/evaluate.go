@@ -254,7 +254,11 @@ func evaluateOne(data, cases, outputs, label, output string, ci ciOutputs, stdou
 		fmt.Fprintf(stdout, "%s: %s (%s passed, %d critical failures, p95 %s, average %s)\n", label, p.decision(r.Decision), snap.PassCount(), r.CriticalFailures, snap.P95Text(), snap.AvgCostText())
 		for _, c := range snap.FailingCases() {
 			for _, f := range c.Failures {
-				fmt.Fprintf(stdout, "  %s [%s] %s: %s\n", c.CaseID, c.Severity, f.Code, f.Detail)
+				where := c.CaseID
+				if f.Trial != 0 {
+					where = fmt.Sprintf("%s trial %d", c.CaseID, f.Trial)
+				}
+				fmt.Fprintf(stdout, "  %s [%s] %s: %s\n", where, c.Severity, f.Code, f.Detail)
 			}
 		}
 	}

@@ -227,7 +227,22 @@ func metrics(passRate *big.Rat, critical int, p95, cost string) decide.Metrics {
 	return m
 }
 
-var sampleGate = suite.Gate{MinPassRate: num("0.9"), MaxCriticalFailures: 0, MaxP95LatencyMS: num("2500"), MaxAvgCostUSD: num("0.025")}
+// gateOf builds thresholds in the order of decide.Specs; "null" turns a
+// gate off.
+func gateOf(values ...string) suite.Gate {
+	g := suite.Gate{Thresholds: map[string]*suite.Number{}}
+	for i, v := range values {
+		if v == "null" {
+			g.Thresholds[decide.Specs[i].Key] = nil
+			continue
+		}
+		n := num(v)
+		g.Thresholds[decide.Specs[i].Key] = &n
+	}
+	return g
+}
+
+var sampleGate = gateOf("0.9", "0", "2500", "0.025")
 
 func TestGateMargins(t *testing.T) {
 	tests := []struct {
@@ -245,10 +260,20 @@ func TestGateMargins(t *testing.T) {
 		{"no outputs", metrics(big.NewRat(0, 1), 1, "", ""),
 			[4]string{"-90 pp", "-1", "n/a", "n/a"}, [4]bool{}},
 	}
+	off := gateOf("0.9", "null", "null", "0.025")
+	rel := syntheticRelease("t", "d", metrics(big.NewRat(1, 1), 3, "9999", "0.01"), off)
+	for _, v := range gateViews(rel.Snapshots[0]) {
+		if v.name != decide.GateP95Latency && v.name != decide.GateCriticalFailures {
+			continue
+		}
+		if v.threshold != "not gated" || v.margin != "n/a" || !v.passed {
+			t.Errorf("off gate %s: threshold %q margin %q passed %v", v.name, v.threshold, v.margin, v.passed)
+		}
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rel := syntheticRelease("t", "d", tt.m, sampleGate)
-			views := gateViews(sampleGate, rel.Snapshots[0])
+			views := gateViews(rel.Snapshots[0])
 			for i, v := range views {
 				if v.margin != tt.want[i] || v.passed != tt.results[i] {
 					t.Errorf("%s: margin %q passed %v, want %q %v", v.name, v.margin, v.passed, tt.want[i], tt.results[i])

@@ -46,13 +46,13 @@ func writeSuite(b *bytes.Buffer, rel *evaluator.Release, snap *evaluator.Snapsho
 	}
 	b.WriteString(">\n    <properties>\n")
 	property(b, "      ", "decision", string(r.Decision))
-	property(b, "      ", "policy_version", rel.Suite.Policy.Version)
-	for _, g := range gateViews(rel.Suite.Gate, snap) {
+	property(b, "      ", "policy_version", rel.Suite.PolicyVersion())
+	for _, g := range gateViews(snap) {
 		verdict := "pass"
 		if !g.passed {
 			verdict = "FAIL"
 		}
-		property(b, "      ", "gate."+g.name, fmt.Sprintf("%s: observed %s, %s %s, margin %s", verdict, g.observed, g.bound, g.limit, g.margin))
+		property(b, "      ", "gate."+g.name, fmt.Sprintf("%s: observed %s, %s, margin %s", verdict, g.observed, g.threshold, g.margin))
 	}
 	b.WriteString("    </properties>\n")
 	// The loop below runs once per case and snapshot, so it writes
@@ -103,7 +103,7 @@ func property(b *bytes.Buffer, indent, name, value string) {
 // caseSeconds is the latency of the output for the case at position i, in
 // seconds; false when outputs were not kept or the output is missing.
 func caseSeconds(snap *evaluator.Snapshot, i int) (string, bool) {
-	if i >= len(snap.Outputs) || snap.Outputs[i] == nil {
+	if i >= len(snap.Outputs) || snap.Outputs[i] == nil || snap.Outputs[i].LatencyMS == nil {
 		return "", false
 	}
 	return seconds(snap.Outputs[i].LatencyMS.Rat()), true
@@ -116,7 +116,7 @@ func totalSeconds(snap *evaluator.Snapshot) (string, bool) {
 	}
 	sum := new(big.Rat)
 	for _, o := range snap.Outputs {
-		if o != nil {
+		if o != nil && o.LatencyMS != nil {
 			sum.Add(sum, o.LatencyMS.Rat())
 		}
 	}

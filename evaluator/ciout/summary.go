@@ -16,7 +16,7 @@ import (
 func Summary(rel *evaluator.Release) []byte {
 	var b bytes.Buffer
 	b.WriteString("## Release gate\n\n")
-	fmt.Fprintf(&b, "Policy %s · %d cases · %d snapshot%s.\n\n", cell(rel.Suite.Policy.Version), len(rel.Suite.Cases), len(rel.Snapshots), plural(len(rel.Snapshots)))
+	fmt.Fprintf(&b, "Policy %s · %d cases · %d snapshot%s.\n\n", cell(rel.Suite.PolicyVersion()), len(rel.Suite.Cases), len(rel.Snapshots), plural(len(rel.Snapshots)))
 	if len(rel.Snapshots) > 1 {
 		b.WriteString("| snapshot | functional | critical failures | p95 latency | average cost | decision |\n")
 		b.WriteString("|---|---:|---:|---:|---:|---|\n")
@@ -37,12 +37,12 @@ func writeSnapshotSummary(b *bytes.Buffer, rel *evaluator.Release, s *evaluator.
 	fmt.Fprintf(b, "**%s**: %s. %s cases passed.\n\n", r.Decision, decisionMeaning(r.Decision), s.PassCount())
 	b.WriteString("| gate | observed | limit | margin | result |\n")
 	b.WriteString("|---|---:|---:|---:|---|\n")
-	for _, g := range gateViews(rel.Suite.Gate, s) {
+	for _, g := range gateViews(s) {
 		result := "pass"
 		if !g.passed {
 			result = "**fail**"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s %s | %s | %s |\n", g.label, g.observed, g.bound, g.limit, g.margin, result)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", g.label, g.observed, g.threshold, g.margin, result)
 	}
 	b.WriteString("\nThe margin is the room left before a gate fails; a negative margin is a failed gate.\n\n")
 	failing := s.FailingCases()

@@ -51,11 +51,30 @@ func TestP95ComparesExactly(t *testing.T) {
 	}
 }
 
-var sampleGate = suite.Gate{
-	MinPassRate:         suite.MustNumber("0.90"),
-	MaxCriticalFailures: 0,
-	MaxP95LatencyMS:     suite.MustNumber("2500"),
-	MaxAvgCostUSD:       suite.MustNumber("0.025"),
+// gateOf builds thresholds in the order of Specs; "null" turns a gate
+// off.
+func gateOf(values ...string) suite.Gate {
+	g := suite.Gate{Thresholds: map[string]*suite.Number{}}
+	for i, v := range values {
+		if v == "null" {
+			g.Thresholds[Specs[i].Key] = nil
+			continue
+		}
+		n := suite.MustNumber(v)
+		g.Thresholds[Specs[i].Key] = &n
+	}
+	return g
+}
+
+var sampleGate = gateOf("0.90", "0", "2500", "0.025")
+
+// measured is a latency or cost, nil for "null".
+func measured(lit string) *suite.Number {
+	if lit == "null" {
+		return nil
+	}
+	n := suite.MustNumber(lit)
+	return &n
 }
 
 type outcome struct {
@@ -72,7 +91,7 @@ func decideFor(passed, total, critical int, outs []outcome, g suite.Gate) (Decis
 		t.AddCase(sev, i >= total-passed)
 	}
 	for _, o := range outs {
-		t.AddOutput(suite.MustNumber(o.latency), suite.MustNumber(o.cost))
+		t.AddOutput(measured(o.latency), measured(o.cost))
 	}
 	return Decide(t.Metrics(), g)
 }
@@ -94,9 +113,9 @@ func TestDecide(t *testing.T) {
 		{"p95 equal to its limit passes", 10, 10, 0, []outcome{{"2500", "0.01"}}, sampleGate, Pass, nil},
 		{"p95 over its limit reviews", 10, 10, 0, []outcome{{"2500.5", "0.01"}}, sampleGate, Review, []string{GateP95Latency}},
 		{"three costs of 0.025 average exactly 0.025 and pass", 3, 3, 0, []outcome{{"1", "0.025"}, {"1", "0.025"}, {"1", "0.025"}}, sampleGate, Pass, nil},
-		{"0.1 + 0.2 is exactly 0.3", 2, 2, 0, []outcome{{"1", "0.1"}, {"1", "0.2"}}, suite.Gate{MinPassRate: suite.MustNumber("1"), MaxP95LatencyMS: suite.MustNumber("1"), MaxAvgCostUSD: suite.MustNumber("0.15")}, Pass, nil},
+		{"0.1 + 0.2 is exactly 0.3", 2, 2, 0, []outcome{{"1", "0.1"}, {"1", "0.2"}}, gateOf("1", "0", "1", "0.15"), Pass, nil},
 		{"average cost over its limit reviews", 3, 3, 0, []outcome{{"1", "0.025"}, {"1", "0.025"}, {"1", "0.0250001"}}, sampleGate, Review, []string{GateAvgCost}},
-		{"no outputs fail both performance gates", 0, 2, 0, nil, suite.Gate{MinPassRate: suite.MustNumber("0"), MaxCriticalFailures: 5, MaxP95LatencyMS: suite.MustNumber("1"), MaxAvgCostUSD: suite.MustNumber("1")}, Review, []string{GateP95Latency, GateAvgCost}},
+		{"no outputs fail both performance gates", 0, 2, 0, nil, gateOf("0", "5", "1", "1"), Review, []string{GateP95Latency, GateAvgCost}},
 		{"block outranks review", 0, 10, 0, []outcome{{"9999", "1"}}, sampleGate, Block, []string{GatePassRate, GateP95Latency, GateAvgCost}},
 	}
 	for _, tt := range tests {
@@ -131,7 +150,9 @@ func TestNoOutputsObservedNull(t *testing.T) {
 		t.Fatalf("metrics with no outputs = %+v", m)
 	}
 	_, gates := Decide(m, sampleGate)
-	if gates[2].Observed != nil || gates[3].Observed != nil {
+	p95, _ := Find(gates, GateP95Latency)
+	cost, _ := Find(gates, GateAvgCost)
+	if p95.Observed != nil || cost.Observed != nil {
 		t.Fatal("performance gates observed a value without outputs")
 	}
 }
@@ -149,8 +170,141 @@ func BenchmarkTally(b *testing.B) {
 	for b.Loop() {
 		var t Tally
 		for i := range 1000 {
-			t.AddOutput(lat, costs[i%len(costs)])
+			t.AddOutput(&lat, &costs[i%len(costs)])
 		}
 		t.Metrics()
+	}
+}
+
+// §8.5: "p95 and the average are taken over the measured values."
+func TestStatisticsOverMeasuredValues(t *testing.T) {
+	var tl Tally
+	tl.AddCase(suite.Minor, true)
+	for _, o := range []outcome{{"100", "null"}, {"null", "0.02"}, {"300", "0.04"}, {"null", "null"}} {
+		tl.AddOutput(measured(o.latency), measured(o.cost))
+	}
+	m := tl.Metrics()
+	if m.P95LatencyMS == nil || m.P95LatencyMS.String() != "300" {
+		t.Errorf("p95 = %v, want 300 (over the two measured latencies)", m.P95LatencyMS)
+	}
+	if m.AvgCostUSD == nil || m.AvgCostUSD.RatString() != "3/100" {
+		t.Errorf("average cost = %v, want 0.03 (over the two measured costs)", m.AvgCostUSD)
+	}
+}
+
+// §8.6: "With nothing measured, the statistic is null and a gate that is
+// on fails (as in §3)."
+func TestNothingMeasuredFailsAGateThatIsOn(t *testing.T) {
+	var tl Tally
+	tl.AddCase(suite.Minor, true)
+	tl.AddOutput(nil, measured("0.01"))
+	m := tl.Metrics()
+	if m.P95LatencyMS != nil {
+		t.Fatalf("p95 = %v with no latency measured", m.P95LatencyMS)
+	}
+	d, gates := Decide(m, sampleGate)
+	g, _ := Find(gates, GateP95Latency)
+	if d != Review || g.Passed || g.Observed != nil {
+		t.Errorf("decision %s, p95 gate passed=%v observed=%v; want REVIEW, a failed gate, null", d, g.Passed, g.Observed)
+	}
+	if got := g.FailureText(); got != "no p95 latency was measured" {
+		t.Errorf("failure text = %q", got)
+	}
+	// Off, the same gate decides nothing.
+	d, gates = Decide(m, gateOf("0.9", "0", "null", "0.025"))
+	g, _ = Find(gates, GateP95Latency)
+	if d != Pass || !g.Passed || g.Threshold != nil {
+		t.Errorf("gate off: decision %s, passed=%v threshold=%v; want PASS, passed, null", d, g.Passed, g.Threshold)
+	}
+}
+
+// §8.5: "A threshold in gate.json may be null: that gate is off, is
+// shown as "not gated", and never decides anything."
+func TestGatesThatAreOff(t *testing.T) {
+	tests := []struct {
+		name   string
+		gate   suite.Gate
+		passed int
+		outs   []outcome
+		want   Decision
+	}{
+		{"pass rate off: 0 of 10 passes", gateOf("null", "null", "2500", "0.025"), 0, []outcome{{"1", "0.01"}}, Pass},
+		{"critical failures off", gateOf("0", "null", "2500", "0.025"), 9, []outcome{{"1", "0.01"}}, Pass},
+		{"latency off: any latency", gateOf("0.9", "0", "null", "0.025"), 10, []outcome{{"1e9", "0.01"}}, Pass},
+		{"cost off: any cost", gateOf("0.9", "0", "2500", "null"), 10, []outcome{{"1", "1000"}}, Pass},
+		{"everything off", gateOf("null", "null", "null", "null"), 0, nil, Pass},
+		{"an off gate does not hide one that is on", gateOf("null", "0", "2500", "0.025"), 10, []outcome{{"2501", "0.01"}}, Review},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, gates := decideFor(tt.passed, 10, 1, tt.outs, tt.gate)
+			if got != tt.want {
+				t.Fatalf("decision = %s, want %s", got, tt.want)
+			}
+			if len(gates) != 4 {
+				t.Fatalf("%d gates, want all four listed", len(gates))
+			}
+			for _, g := range gates {
+				if g.Off() && (!g.Passed || g.Threshold != nil || g.ThresholdText() != "not gated" || g.Decides()) {
+					t.Errorf("off gate %s: %+v, threshold text %q", g.Gate, g, g.ThresholdText())
+				}
+			}
+		})
+	}
+}
+
+// §8.6: "A critical case with any failed trial counts as a critical
+// failure, whatever that rate."
+func TestCriticalFlakyCaseCountsAsCriticalFailure(t *testing.T) {
+	var tl Tally
+	tl.AddTrialCase(suite.Critical, true, 4, 5) // passes at a rate of 0.8
+	tl.AddTrialCase(suite.Major, true, 4, 5)
+	tl.AddTrialCase(suite.Critical, true, 5, 5)
+	m := tl.Metrics()
+	if m.CriticalFailures != 1 || m.CasesPassed != 3 || m.FlakyCases != 2 || m.K != 5 {
+		t.Fatalf("metrics = %+v; want 1 critical failure, 3 passed, 2 flaky, k 5", m)
+	}
+	if m.TrialPassRate.RatString() != "13/15" {
+		t.Errorf("trial pass rate = %s, want 13/15", m.TrialPassRate.RatString())
+	}
+	if d, _ := Decide(m, sampleGate); d != Block {
+		t.Errorf("decision = %s, want BLOCK", d)
+	}
+}
+
+// The gates are data: every spec has a unique name and key, and its
+// words; Decide reports them in spec order.
+func TestSpecs(t *testing.T) {
+	names, keys := map[string]bool{}, map[string]bool{}
+	for _, s := range Specs {
+		if names[s.Name] || keys[s.Key] || s.Title == "" || s.Column == "" || s.Label == "" || s.Topic == "" || s.Rule == "" || s.Failure == nil || s.Observed == nil {
+			t.Errorf("spec %+v is incomplete or repeats a name or key", s)
+		}
+		names[s.Name], keys[s.Key] = true, true
+		if s.Fails != Block && s.Fails != Review {
+			t.Errorf("spec %s fails with %s", s.Name, s.Fails)
+		}
+	}
+	_, gates := decideFor(10, 10, 0, []outcome{{"1", "0.01"}}, sampleGate)
+	for i, g := range gates {
+		if g.Gate != Specs[i].Name || g.Spec != &Specs[i] {
+			t.Errorf("gate %d is %s, want %s", i, g.Gate, Specs[i].Name)
+		}
+	}
+}
+
+func TestGateWords(t *testing.T) {
+	_, gates := decideFor(8, 12, 2, []outcome{{"5200", "0.0125"}}, sampleGate)
+	want := []struct{ observed, threshold, margin, signed string }{
+		{"66.67%", "at least 90%", "23.33 percentage points below the minimum", "-23.33 pp"},
+		{"2", "at most 0", "2 over the limit", "-2"},
+		{"5,200 ms", "at most 2,500 ms", "2,700 ms over the limit", "-2,700 ms"},
+		{"USD 0.0125", "at most USD 0.025", "USD 0.0125 under the limit", "+USD 0.0125"},
+	}
+	for i, g := range gates {
+		w := want[i]
+		if g.ObservedText() != w.observed || g.ThresholdText() != w.threshold || g.MarginText() != w.margin || g.SignedMargin() != w.signed {
+			t.Errorf("%s: %q %q %q %q; want %+v", g.Gate, g.ObservedText(), g.ThresholdText(), g.MarginText(), g.SignedMargin(), w)
+		}
 	}
 }

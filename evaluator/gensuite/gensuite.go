@@ -12,6 +12,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -112,4 +114,118 @@ func repeat(src, dst string, n int, edit func(i int, v map[string]any)) error {
 		return err
 	}
 	return f.Close()
+}
+
+// WriteTrials is Write for agents run k times: each snapshot of src
+// becomes k trials of n cases, and the suite and outputs use the §8
+// extensions a real suite does. Expected arguments carry matchers ($text
+// on a third of the cases, $any on another third, an $optional member on
+// every fifth), output calls come in the four wire formats in turn, with
+// the OpenAI ones sending their arguments as JSON strings, every
+// fiftieth output has no latency and cost measured, and each trial is a
+// little slower than the one before.
+func WriteTrials(src, dir string, n, k int) error {
+	if err := Write(src, dir, 0); err != nil {
+		return err
+	}
+	err := repeat(filepath.Join(src, "cases.jsonl"), filepath.Join(dir, "cases.jsonl"), n, func(i int, c map[string]any) {
+		c["title"] = fmt.Sprintf("%v (copy %d)", c["title"], i/12+1)
+		exp := cloneMap(c["expected"].(map[string]any))
+		calls := []any{}
+		for _, call := range exp["tool_calls"].([]any) {
+			call := cloneMap(call.(map[string]any))
+			args := cloneMap(call["arguments"].(map[string]any))
+			for _, name := range slices.Sorted(maps.Keys(args)) {
+				if s, ok := args[name].(string); ok {
+					switch i % 3 {
+					case 1:
+						args[name] = map[string]any{"$text": s}
+					case 2:
+						args[name] = map[string]any{"$any": []any{"another value", s}}
+					}
+					break
+				}
+			}
+			if i%5 == 0 {
+				args["memo_ref"] = map[string]any{"$optional": map[string]any{"$text": "as agreed"}}
+			}
+			call["arguments"] = args
+			calls = append(calls, call)
+		}
+		exp["tool_calls"] = calls
+		c["expected"] = exp
+	})
+	if err != nil {
+		return err
+	}
+	snaps, err := filepath.Glob(filepath.Join(src, "outputs", "*.jsonl"))
+	if err != nil {
+		return err
+	}
+	for _, s := range snaps {
+		tmp := filepath.Join(dir, "outputs", "."+filepath.Base(s)+".trial")
+		out, err := os.Create(filepath.Join(dir, "outputs", filepath.Base(s)))
+		if err != nil {
+			return err
+		}
+		for t := 1; t <= k; t++ {
+			err := repeat(s, tmp, n, func(i int, o map[string]any) {
+				o["trial"] = t
+				if lat, err := strconv.ParseFloat(fmt.Sprint(o["latency_ms"]), 64); err == nil {
+					o["latency_ms"] = int(lat) + (i*37)%400 + 10*t
+				}
+				if i%50 == 0 {
+					o["latency_ms"], o["cost_usd"] = nil, nil
+				}
+				var calls []any
+				for j, call := range o["tool_calls"].([]any) {
+					call := call.(map[string]any)
+					args, _ := json.Marshal(call["arguments"])
+					switch (i + j + t) % 4 {
+					case 0:
+						calls = append(calls, call)
+					case 1:
+						calls = append(calls, map[string]any{"type": "function", "id": fmt.Sprintf("call_%d", i),
+							"function": map[string]any{"name": call["name"], "arguments": string(args)}})
+					case 2:
+						calls = append(calls, map[string]any{"type": "function_call", "call_id": fmt.Sprintf("fc_%d", i),
+							"name": call["name"], "arguments": string(args)})
+					case 3:
+						calls = append(calls, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", i),
+							"name": call["name"], "input": call["arguments"]})
+					}
+				}
+				o["tool_calls"] = append([]any{}, calls...)
+			})
+			if err == nil {
+				err = appendFile(out, tmp)
+			}
+			if err != nil {
+				out.Close()
+				return err
+			}
+		}
+		os.Remove(tmp)
+		if err := out.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cloneMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	maps.Copy(out, m)
+	return out
+}
+
+// appendFile copies the file at path to the end of w.
+func appendFile(w io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
 }

@@ -30,6 +30,9 @@ const (
 type Failure struct {
 	Code   Code   `json:"code"`
 	Detail string `json:"detail"`
+	// Trial is the trial the failure happened in, set only when the
+	// snapshot has trials.
+	Trial int `json:"trial,omitempty"`
 }
 
 // Case judges out, one output (one trial), against c. A nil out is a
@@ -39,12 +42,12 @@ type Failure struct {
 // lists all of its problems.
 func Case(c *suite.Case, out *suite.Output, p *suite.Policy) []Failure {
 	if out == nil {
-		return []Failure{{MissingOutput, fmt.Sprintf("the snapshot has no output for %s", c.ID)}}
+		return []Failure{{Code: MissingOutput, Detail: fmt.Sprintf("the snapshot has no output for %s", c.ID)}}
 	}
 	var fs []Failure
 	add := func(code Code, problems []string) {
 		if len(problems) > 0 {
-			fs = append(fs, Failure{code, strings.Join(problems, "; ")})
+			fs = append(fs, Failure{Code: code, Detail: strings.Join(problems, "; ")})
 		}
 	}
 	exp := &c.Expected

@@ -37,7 +37,7 @@ func decode(t testing.TB, s string) suite.Object {
 
 func rejectCase(t testing.TB) *suite.Case {
 	return &suite.Case{ID: "ER-005", Severity: suite.Critical, Expected: suite.Expected{
-		Decision:       suite.Reject,
+		Decision:       suite.Decision("reject"),
 		ToolCalls:      []suite.ExpectedCall{{Name: "reject_expense", Arguments: decode(t, `{"claim_id":"C-1","amount":1250,"approver":{"id":"M-1"},"lines":[1,2]}`)}},
 		Citations:      []string{"ER-2026.10 §5.1"},
 		ForbiddenTools: []string{"approve_expense", "issue_payment"},
@@ -46,7 +46,7 @@ func rejectCase(t testing.TB) *suite.Case {
 
 func noOpCase() *suite.Case {
 	return &suite.Case{ID: "ER-004", Severity: suite.Critical, Expected: suite.Expected{
-		Decision:       suite.NoOp,
+		Decision:       suite.Decision("no_op"),
 		Citations:      []string{"ER-2026.10 §4.2"},
 		ForbiddenTools: []string{"issue_payment"},
 	}}
@@ -74,26 +74,26 @@ func TestCase(t *testing.T) {
 		want       []Code
 		wantDetail string // a fragment of the joined details
 	}{
-		{"pass", rejectCase(t), &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(t, "reject_expense", good)}, Citations: []string{"ER-2026.10 §5.1"}}, nil, ""},
+		{"pass", rejectCase(t), &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(t, "reject_expense", good)}, Citations: []string{"ER-2026.10 §5.1"}}, nil, ""},
 		{"missing output", rejectCase(t), nil, []Code{MissingOutput}, "no output for ER-005"},
-		{"decision differs", rejectCase(t), &suite.Output{Decision: suite.EscalateFinance, ToolCalls: []suite.ToolCall{call(t, "reject_expense", good)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{Decision}, "expected reject, got escalate_finance"},
-		{"no_op with a tool call", noOpCase(), &suite.Output{Decision: suite.NoOp, ToolCalls: []suite.ToolCall{call(t, "request_receipt", `{}`)}, Citations: []string{"ER-2026.10 §4.2"}}, []Code{ToolCall}, "no_op expects no tool call, got 1: request_receipt"},
-		{"two calls where one is expected", rejectCase(t), &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(t, "reject_expense", good), call(t, "reject_expense", good)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{ToolCall}, "got 2"},
-		{"no call where one is expected", rejectCase(t), &suite.Output{Decision: suite.Reject, Citations: []string{"ER-2026.10 §5.1"}}, []Code{ToolCall}, "got none"},
-		{"wrong tool name", rejectCase(t), &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(t, "request_receipt", good)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{ToolCall}, "expected a call to reject_expense, got request_receipt"},
-		{"1250 equals 1250.0 and extra keys pass", rejectCase(t), &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(t, "reject_expense", `{"claim_id":"C-1","amount":1250.0,"approver":{"id":"M-1","name":"Ana"},"lines":[1.0,2e0],"note":"x"}`)}, Citations: []string{"ER-2026.10 §5.1"}}, nil, ""},
-		{"reordered array fails", rejectCase(t), &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(t, "reject_expense", `{"claim_id":"C-1","amount":1250,"approver":{"id":"M-1"},"lines":[2,1]}`)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{Arguments}, "arguments.lines[0]: expected 1, got 2; arguments.lines[1]: expected 2, got 1"},
-		{"nested argument differs", rejectCase(t), &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(t, "reject_expense", `{"claim_id":"C-1","amount":1250,"approver":{"id":"M-2"},"lines":[1,2]}`)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{Arguments}, `arguments.approver.id: expected "M-1", got "M-2"`},
-		{"argument missing", rejectCase(t), &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(t, "reject_expense", `{"claim_id":"C-1","approver":{"id":"M-1"},"lines":[1,2]}`)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{Arguments}, "arguments.amount: missing (expected 1250)"},
-		{"string is not a number", rejectCase(t), &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(t, "reject_expense", `{"claim_id":"C-1","amount":"1250","approver":{"id":"M-1"},"lines":[1,2]}`)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{Arguments}, `arguments.amount: expected 1250, got "1250"`},
-		{"array length differs", rejectCase(t), &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(t, "reject_expense", `{"claim_id":"C-1","amount":1250,"approver":{"id":"M-1"},"lines":[1,2,3]}`)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{Arguments}, "expected an array of 2 items, got 3"},
-		{"citation missing", rejectCase(t), &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(t, "reject_expense", good)}, Citations: []string{"ER-2026.10 §4.2"}}, []Code{Citation}, "missing ER-2026.10 §5.1"},
-		{"outdated citation beside the required one", rejectCase(t), &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(t, "reject_expense", good)}, Citations: []string{"ER-2026.10 §5.1", "ER-2026.08 §6.1"}}, []Code{Citation}, "cites outdated ER-2026.08 §6.1; the current rule is ER-2026.10 §6.1"},
-		{"unknown citation", rejectCase(t), &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(t, "reject_expense", good)}, Citations: []string{"ER-2026.10 §5.1", "ER-2026.10 §9.9"}}, []Code{Citation}, `"ER-2026.10 §9.9", which is not a rule`},
-		{"repeated and reordered citations pass", rejectCase(t), &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(t, "reject_expense", good)}, Citations: []string{"ER-2026.10 §4.2", "ER-2026.10 §5.1", "ER-2026.10 §5.1"}}, nil, ""},
-		{"forbidden tool with the right decision", noOpCase(), &suite.Output{Decision: suite.NoOp, ToolCalls: []suite.ToolCall{call(t, "issue_payment", `{}`)}, Citations: []string{"ER-2026.10 §4.2"}}, []Code{ToolCall, ForbiddenTool}, "called forbidden tool issue_payment"},
-		{"forbidden second call", rejectCase(t), &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(t, "reject_expense", good), call(t, "issue_payment", `{}`)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{ToolCall, ForbiddenTool}, "called forbidden tool issue_payment"},
-		{"every check fails at once", rejectCase(t), &suite.Output{Decision: suite.Approve, ToolCalls: []suite.ToolCall{call(t, "approve_expense", `{}`)}, Citations: []string{"ER-2026.08 §6.1"}}, []Code{Decision, ToolCall, Citation, ForbiddenTool}, "missing ER-2026.10 §5.1; cites outdated ER-2026.08 §6.1"},
+		{"decision differs", rejectCase(t), &suite.Output{Decision: suite.Decision("escalate_finance"), ToolCalls: []suite.ToolCall{call(t, "reject_expense", good)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{Decision}, "expected reject, got escalate_finance"},
+		{"no_op with a tool call", noOpCase(), &suite.Output{Decision: suite.Decision("no_op"), ToolCalls: []suite.ToolCall{call(t, "request_receipt", `{}`)}, Citations: []string{"ER-2026.10 §4.2"}}, []Code{ToolCall}, "no_op expects no tool call, got 1: request_receipt"},
+		{"two calls where one is expected", rejectCase(t), &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(t, "reject_expense", good), call(t, "reject_expense", good)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{ToolCall}, "got 2"},
+		{"no call where one is expected", rejectCase(t), &suite.Output{Decision: suite.Decision("reject"), Citations: []string{"ER-2026.10 §5.1"}}, []Code{ToolCall}, "got none"},
+		{"wrong tool name", rejectCase(t), &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(t, "request_receipt", good)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{ToolCall}, "expected a call to reject_expense, got request_receipt"},
+		{"1250 equals 1250.0 and extra keys pass", rejectCase(t), &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(t, "reject_expense", `{"claim_id":"C-1","amount":1250.0,"approver":{"id":"M-1","name":"Ana"},"lines":[1.0,2e0],"note":"x"}`)}, Citations: []string{"ER-2026.10 §5.1"}}, nil, ""},
+		{"reordered array fails", rejectCase(t), &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(t, "reject_expense", `{"claim_id":"C-1","amount":1250,"approver":{"id":"M-1"},"lines":[2,1]}`)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{Arguments}, "arguments.lines[0]: expected 1, got 2; arguments.lines[1]: expected 2, got 1"},
+		{"nested argument differs", rejectCase(t), &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(t, "reject_expense", `{"claim_id":"C-1","amount":1250,"approver":{"id":"M-2"},"lines":[1,2]}`)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{Arguments}, `arguments.approver.id: expected "M-1", got "M-2"`},
+		{"argument missing", rejectCase(t), &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(t, "reject_expense", `{"claim_id":"C-1","approver":{"id":"M-1"},"lines":[1,2]}`)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{Arguments}, "arguments.amount: missing (expected 1250)"},
+		{"string is not a number", rejectCase(t), &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(t, "reject_expense", `{"claim_id":"C-1","amount":"1250","approver":{"id":"M-1"},"lines":[1,2]}`)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{Arguments}, `arguments.amount: expected 1250, got "1250"`},
+		{"array length differs", rejectCase(t), &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(t, "reject_expense", `{"claim_id":"C-1","amount":1250,"approver":{"id":"M-1"},"lines":[1,2,3]}`)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{Arguments}, "expected an array of 2 items, got 3"},
+		{"citation missing", rejectCase(t), &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(t, "reject_expense", good)}, Citations: []string{"ER-2026.10 §4.2"}}, []Code{Citation}, "missing ER-2026.10 §5.1"},
+		{"outdated citation beside the required one", rejectCase(t), &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(t, "reject_expense", good)}, Citations: []string{"ER-2026.10 §5.1", "ER-2026.08 §6.1"}}, []Code{Citation}, "cites outdated ER-2026.08 §6.1; the current rule is ER-2026.10 §6.1"},
+		{"unknown citation", rejectCase(t), &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(t, "reject_expense", good)}, Citations: []string{"ER-2026.10 §5.1", "ER-2026.10 §9.9"}}, []Code{Citation}, `"ER-2026.10 §9.9", which is not a rule`},
+		{"repeated and reordered citations pass", rejectCase(t), &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(t, "reject_expense", good)}, Citations: []string{"ER-2026.10 §4.2", "ER-2026.10 §5.1", "ER-2026.10 §5.1"}}, nil, ""},
+		{"forbidden tool with the right decision", noOpCase(), &suite.Output{Decision: suite.Decision("no_op"), ToolCalls: []suite.ToolCall{call(t, "issue_payment", `{}`)}, Citations: []string{"ER-2026.10 §4.2"}}, []Code{ToolCall, ForbiddenTool}, "called forbidden tool issue_payment"},
+		{"forbidden second call", rejectCase(t), &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(t, "reject_expense", good), call(t, "issue_payment", `{}`)}, Citations: []string{"ER-2026.10 §5.1"}}, []Code{ToolCall, ForbiddenTool}, "called forbidden tool issue_payment"},
+		{"every check fails at once", rejectCase(t), &suite.Output{Decision: suite.Decision("approve"), ToolCalls: []suite.ToolCall{call(t, "approve_expense", `{}`)}, Citations: []string{"ER-2026.08 §6.1"}}, []Code{Decision, ToolCall, Citation, ForbiddenTool}, "missing ER-2026.10 §5.1; cites outdated ER-2026.08 §6.1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,8 +171,8 @@ func TestMismatchPathsQuoteOddKeys(t *testing.T) {
 func BenchmarkCase(b *testing.B) {
 	p := testPolicy(b)
 	c := rejectCase(b)
-	pass := &suite.Output{Decision: suite.Reject, ToolCalls: []suite.ToolCall{call(b, "reject_expense", `{"claim_id":"C-1","amount":1250.0,"approver":{"id":"M-1"},"lines":[1,2],"note":"x"}`)}, Citations: []string{"ER-2026.10 §5.1"}}
-	fail := &suite.Output{Decision: suite.Approve, ToolCalls: []suite.ToolCall{call(b, "approve_expense", `{}`)}, Citations: []string{"ER-2026.08 §6.1"}}
+	pass := &suite.Output{Decision: suite.Decision("reject"), ToolCalls: []suite.ToolCall{call(b, "reject_expense", `{"claim_id":"C-1","amount":1250.0,"approver":{"id":"M-1"},"lines":[1,2],"note":"x"}`)}, Citations: []string{"ER-2026.10 §5.1"}}
+	fail := &suite.Output{Decision: suite.Decision("approve"), ToolCalls: []suite.ToolCall{call(b, "approve_expense", `{}`)}, Citations: []string{"ER-2026.08 §6.1"}}
 	for b.Loop() {
 		if Case(c, pass, p) != nil || Case(c, fail, p) == nil {
 			b.Fatal("wrong verdict")

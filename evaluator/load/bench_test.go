@@ -41,7 +41,7 @@ func BenchmarkParseOutput(b *testing.B) {
 	d := newJSONDecoder()
 	for b.Loop() {
 		for _, l := range lines {
-			if _, err := parseOutput(d, "out.jsonl", l.line, l.text); err != nil {
+			if _, err := parseOutput(d, "out.jsonl", l.line, l.text, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

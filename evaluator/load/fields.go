@@ -34,7 +34,6 @@ type jsonDecoder struct {
 	// line, and a large suite would otherwise allocate each again.
 	interned map[string]string
 	recent   [64]string
-	valid    validator
 }
 
 // Interning is bounded so that hostile or highly varied input cannot grow
@@ -119,7 +118,7 @@ func (d *jsonDecoder) decode(text []byte, rawMember string, opaque bool) (v any,
 // built. It reports false for anything else, and the token decoder then
 // finds the problem.
 func (d *jsonDecoder) quickMembers(text []byte, rawMember string, opaque bool) (suite.Object, []byte, bool) {
-	if !d.valid.check(text) {
+	if !jsontext.Value(text).IsValid() {
 		return nil, nil, false
 	}
 	s := &validScanner{b: text, d: d}

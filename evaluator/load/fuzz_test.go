@@ -27,6 +27,9 @@ func FuzzOutputs(f *testing.F) {
 	f.Add(strings.Replace(outputLine, "410", "4.1e2", 1))
 	f.Add(`{"case_id":"ER-004","decision":"no_op","tool_calls":[],"citations":[],"latency_ms":0,"cost_usd":0}`)
 	f.Add(`{"case_id":"ER-001","decision":"approve","tool_calls":[{"name":"x","arguments":{"a":[1,{"b":null}]}}],"citations":["ER-2026.08 §6.1"],"latency_ms":1,"cost_usd":1e-9}` + "\n" + outputLine)
+	// The four wire formats, argument strings, nulls and trials.
+	f.Add(`{"case_id":"ER-001","decision":"approve","tool_calls":[{"type":"function","id":"c1","function":{"name":"approve_expense","arguments":"{\"claim_id\": \"C-2031\"}"}},{"type":"function_call","call_id":"c2","name":"b","arguments":"not json"},{"type":"tool_use","id":"t","name":"c","input":{"k":[1]}},{"name":"d","arguments":"[1]"}],"citations":[],"latency_ms":null,"cost_usd":null,"trial":1}` + "\n" + strings.Replace(outputLine, `"latency_ms"`, `"trial":2,"latency_ms"`, 1))
+	f.Add(`{"case_id":"ER-001","decision":"approve","tool_calls":[{"type":"function","function":{"name":"n","arguments":" {\"a\":{\"a\":1}} "}}],"citations":[],"latency_ms":1,"cost_usd":null,"trial":3}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		var outs []*suite.Output
 		_, err := Outputs("out.jsonl", strings.NewReader(in), s, func(i int, o *suite.Output) error {
@@ -49,7 +52,7 @@ func FuzzOutputs(f *testing.F) {
 			if err != nil {
 				t.Fatalf("accepted line does not decode: %v", err)
 			}
-			again, err := parseOutput(newJSONDecoder(), "out.jsonl", o.Line, jsontest.Respace(v))
+			again, err := parseOutput(newJSONDecoder(), "out.jsonl", o.Line, jsontest.Respace(v), s.Decisions)
 			if err != nil {
 				t.Fatalf("re-serialised line refused: %v", err)
 			}
@@ -104,10 +107,12 @@ func FuzzCases(f *testing.F) {
 			return
 		}
 		for _, c := range cases {
-			if !suite.SafeID(c.ID) || !c.Severity.Valid() || !c.Expected.Decision.Valid() {
+			if !suite.SafeID(c.ID) || !c.Severity.Valid() || !s.Decisions.Allows(c.Expected.Decision) {
 				t.Fatalf("accepted an invalid case: %+v", c)
 			}
-			if want := wantCalls(c.Expected.Decision); len(c.Expected.ToolCalls) != want {
+			// The sample schema's if/then: no_op declares no call, any
+			// other decision exactly one.
+			if want := map[bool]int{true: 0, false: 1}[c.Expected.Decision == "no_op"]; len(c.Expected.ToolCalls) != want {
 				t.Fatalf("accepted %d expected calls for %s", len(c.Expected.ToolCalls), c.Expected.Decision)
 			}
 			v, _ := jsontest.Decode([]byte(lineOf(in, c.Line)))
@@ -154,6 +159,7 @@ func FuzzQuickPaths(f *testing.F) {
 	}
 	f.Add(`{"case_id":"A","decision":"no_op","tool_calls":[],"citations":[],"latency_ms":1e2,"cost_usd":-0,"x":{"y":[true,false,null,"\u00e9\n"]}}`)
 	f.Add(`{"case\u005fid":"A","decision":"approve","tool_calls":[{"name":"n","arguments":{"a":[1,{"b":"c"}]},"extra":1}],"citations":["x"],"latency_ms":0.5,"cost_usd":1E-3}`)
+	f.Add(`{"case_id":"A","decision":"d","tool_calls":[{"type":"function","function":{"name":"a","arguments":"{\"x\":1}"}},{"type":"function_call","name":"b","arguments":"{]"},{"type":"tool_use","name":"c","input":{}}],"citations":[],"latency_ms":null,"cost_usd":2,"trial":7}`)
 	f.Fuzz(func(t *testing.T, line string) {
 		text := []byte(line)
 		d := newJSONDecoder()
@@ -171,7 +177,7 @@ func FuzzQuickPaths(f *testing.F) {
 			return
 		}
 		quick, ok := d.quickOutput(text, 1)
-		slow, err := parseOutputTokens(newJSONDecoder(), "o.jsonl", 1, text)
+		slow, err := parseOutputTokens(newJSONDecoder(), "o.jsonl", 1, text, nil)
 		switch {
 		case ok && err != nil:
 			t.Fatalf("fast path accepted what the decoder refuses: %v", err)

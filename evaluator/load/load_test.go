@@ -85,9 +85,9 @@ func TestOutputsBadInput(t *testing.T) {
 		{"trailing data", outputLine + " {}", "out.jsonl:1: invalid JSON at column"},
 		{"not an object", "[1]", "out.jsonl:1: expected an object, got an array"},
 		{"missing field", replace(`"latency_ms":410,`, ""), "out.jsonl:1: latency_ms: missing required field"},
-		{"mistyped field", replace(`"latency_ms":410`, `"latency_ms":"410"`), "out.jsonl:1: latency_ms: expected a number, got a string"},
+		{"mistyped field", replace(`"latency_ms":410`, `"latency_ms":"410"`), "out.jsonl:1: latency_ms: expected a number or null, got a string"},
 		{"mistyped tool call", replace(`"name":"approve_expense"`, `"name":7`), "out.jsonl:1: tool_calls[0].name: expected a string, got a number"},
-		{"null arguments", replace(`"arguments":{"claim_id":"C-2031","approver":{"id":"M-118","role":"manager"}}`, `"arguments":null`), "out.jsonl:1: tool_calls[0].arguments: expected an object, got null"},
+		{"null arguments", replace(`"arguments":{"claim_id":"C-2031","approver":{"id":"M-118","role":"manager"}}`, `"arguments":null`), "out.jsonl:1: tool_calls[0].arguments: expected an object or a string holding one, got null"},
 		{"mistyped citation", replace(`"ER-2026.10 §2.1",`, `false,`), "out.jsonl:1: citations[0]: expected a string, got a boolean"},
 		{"unknown decision", replace(`"decision":"approve"`, `"decision":"maybe"`), `out.jsonl:1: decision: unknown decision "maybe"`},
 		{"negative latency", replace(`"latency_ms":410`, `"latency_ms":-1`), "out.jsonl:1: latency_ms: must not be negative"},
@@ -132,7 +132,7 @@ func TestGateBadInput(t *testing.T) {
 		{"valid", `{"min_pass_rate": 0.9, "max_critical_failures": 0, "max_p95_latency_ms": 2500, "max_avg_cost_usd": 0.025}`, ""},
 		{"malformed", "{\n \"min_pass_rate\": 0.9,\n", "gate.json:"},
 		{"missing threshold", "{\"min_pass_rate\": 0.9, \"max_critical_failures\": 0,\n \"max_p95_latency_ms\": 2500}", "gate.json: max_avg_cost_usd: missing required threshold"},
-		{"mistyped", "{\"min_pass_rate\": 0.9,\n \"max_critical_failures\": \"0\"}", "gate.json:2: max_critical_failures: expected a number, got a string"},
+		{"mistyped", "{\"min_pass_rate\": 0.9,\n \"max_critical_failures\": \"0\"}", "gate.json:2: max_critical_failures: expected a number or null, got a string"},
 		{"unknown key", "{\"min_pass_rate\": 0.9,\n\n \"max_p95_latency\": 1}", "gate.json:3: max_p95_latency: unknown threshold"},
 		{"fraction of critical", "{\"max_critical_failures\": 0.5}", "gate.json:1: max_critical_failures: must be a whole number"},
 		{"pass rate over one", "{\"min_pass_rate\": 90}", "gate.json:1: min_pass_rate: is a fraction from 0 to 1"},
@@ -193,13 +193,13 @@ func TestCasesBadInput(t *testing.T) {
 		{"valid", good + "\n\n" + strings.Replace(good, "ER-100", "ER-101", 1), ""},
 		{"malformed JSON", "\n" + good[:30], "cases.jsonl:2: invalid JSON"},
 		{"unknown severity", replace(`"major"`, `"urgent"`), "cases.jsonl:1: severity:"},
-		{"unknown decision", replace(`"decision":"reject"`, `"decision":"refund"`), "cases.jsonl:1: expected.decision:"},
+		{"unknown decision", replace(`"decision":"reject"`, `"decision":"refund"`), "cases.jsonl:1: expected.decision: breaks case.schema.json: value must be one of 'approve', 'request_receipt', 'escalate_finance', 'reject', 'no_op'"},
 		{"missing field", replace(`"title":"t",`, ""), "cases.jsonl:1: title:"},
 		{"mistyped field", replace(`"input":{"claim_id":"C-1"}`, `"input":"C-1"`), "cases.jsonl:1: input:"},
 		{"unsafe case id", replace(`"ER-100"`, `"../ER-100"`), "cases.jsonl:1: case_id:"},
 		{"outdated expected citation", replace(`"ER-2026.10 §5.1"`, `"ER-2026.08 §6.1"`), `cases.jsonl:1: expected.citations[0]:`},
-		{"two expected calls", replace(`"tool_calls":[{"name":"reject_expense","arguments":{"claim_id":"C-1"}}]`, `"tool_calls":[{"name":"reject_expense","arguments":{}},{"name":"reject_expense","arguments":{}}]`), "cases.jsonl:1: expected.tool_calls"},
-		{"no_op with a call", replace(`"decision":"reject"`, `"decision":"no_op"`), "cases.jsonl:1: expected.tool_calls"},
+		{"two expected calls", replace(`"tool_calls":[{"name":"reject_expense","arguments":{"claim_id":"C-1"}}]`, `"tool_calls":[{"name":"reject_expense","arguments":{}},{"name":"reject_expense","arguments":{}}]`), "cases.jsonl:1: expected.tool_calls: breaks case.schema.json: maxItems: got 2, want 1"},
+		{"no_op with a call", replace(`"decision":"reject"`, `"decision":"no_op"`), "cases.jsonl:1: expected.tool_calls: breaks case.schema.json: maxItems: got 1, want 0"},
 		{"call is forbidden", replace(`["approve_expense"]`, `["reject_expense"]`), "cases.jsonl:1: expected."},
 		{"duplicate case id", good + "\n" + good, `cases.jsonl:2: case_id: duplicate case_id "ER-100" (first at line 1)`},
 		{"empty suite", "\n\n", "cases.jsonl: the suite has no cases"},
@@ -207,8 +207,13 @@ func TestCasesBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			// The built-in checks alone must refuse bad cases too.
+			// The built-in checks alone must refuse bad cases too, but
+			// the decisions and how many calls each needs are the
+			// schema's business (§8.1).
 			for name, compiled := range map[string]*CaseSchema{"with schema": schema, "contract only": nil} {
+				if compiled == nil && strings.Contains(tt.want, "case.schema.json") {
+					continue
+				}
 				_, err := Cases("cases.jsonl", strings.NewReader(tt.in), compiled, s.Policy, false)
 				switch {
 				case tt.want == "" && err != nil:

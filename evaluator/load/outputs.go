@@ -6,20 +6,30 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
+
+// maxTrial bounds trial numbers: a snapshot with k trials is held as k
+// outputs per case, and a typo such as 1000000 must not exhaust memory.
+const maxTrial = 1000
 
 // Outputs streams the outputs of one snapshot from r, calling yield with
 // each in file order and the position of its case in the suite. It checks
 // each line against the contract and the suite: every case_id must be a
-// case of the suite, at most once. It returns the SHA-256 of everything
-// read. The Output passed to yield is the caller's to keep.
+// case of the suite, at most once (once per trial when the lines carry
+// trials), and either every line gives a trial or none does. It returns
+// the SHA-256 of everything read. The Output passed to yield is the
+// caller's to keep.
 func Outputs(file string, r io.Reader, s *suite.Suite, yield func(i int, o *suite.Output) error) (sha string, err error) {
 	h := sha256.New()
 	lr := newLineReader(io.TeeReader(r, h))
 	d := newJSONDecoder()
-	firstLine := make([]int, len(s.Cases))
-	next := 0 // the case after the last one seen
+	// firstLine[t][i] is the line of trial t+1 of case i (trial 1 alone
+	// without trials), 0 until seen.
+	var firstLine [][]int
+	trialsLine, hasTrials := 0, false // the first line says whether lines carry trials
+	next := 0                         // the case after the last one seen
 	for {
 		text, line, err := lr.next()
 		if err == io.EOF {
@@ -28,9 +38,21 @@ func Outputs(file string, r io.Reader, s *suite.Suite, yield func(i int, o *suit
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", file, err)
 		}
-		out, err := parseOutput(d, file, line, text)
+		out, err := parseOutput(d, file, line, text, s.Decisions)
 		if err != nil {
 			return "", err
+		}
+		switch {
+		case trialsLine == 0:
+			trialsLine, hasTrials = line, out.Trial != 0
+		case hasTrials && out.Trial == 0:
+			return "", &suite.InputError{File: file, Line: line, Field: "trial", Msg: fmt.Sprintf("missing, but line %d gives a trial: give every line of a snapshot a trial, or none", trialsLine)}
+		case !hasTrials && out.Trial != 0:
+			return "", &suite.InputError{File: file, Line: line, Field: "trial", Msg: fmt.Sprintf("given, but line %d has none: give every line of a snapshot a trial, or none", trialsLine)}
+		}
+		t := max(out.Trial, 1) - 1
+		for len(firstLine) <= t {
+			firstLine = append(firstLine, make([]int, len(s.Cases)))
 		}
 		// Outputs mostly follow the order of the cases, so try the case
 		// after the last one before looking the id up.
@@ -41,10 +63,13 @@ func Outputs(file string, r io.Reader, s *suite.Suite, yield func(i int, o *suit
 		if !ok {
 			return "", &suite.InputError{File: file, Line: line, Field: "case_id", Msg: fmt.Sprintf("%q is not a case of the suite", out.CaseID)}
 		}
-		if firstLine[i] != 0 {
-			return "", &suite.InputError{File: file, Line: line, Field: "case_id", Msg: fmt.Sprintf("duplicate case_id %q (first at line %d)", out.CaseID, firstLine[i])}
+		if at := firstLine[t][i]; at != 0 {
+			if out.Trial != 0 {
+				return "", &suite.InputError{File: file, Line: line, Field: "trial", Msg: fmt.Sprintf("duplicate trial %d of case_id %q (first at line %d)", out.Trial, out.CaseID, at)}
+			}
+			return "", &suite.InputError{File: file, Line: line, Field: "case_id", Msg: fmt.Sprintf("duplicate case_id %q (first at line %d)", out.CaseID, at)}
 		}
-		firstLine[i], next = line, i+1
+		firstLine[t][i], next = line, i+1
 		if err := yield(i, out); err != nil {
 			return "", err
 		}
@@ -52,21 +77,21 @@ func Outputs(file string, r io.Reader, s *suite.Suite, yield func(i int, o *suit
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// parseOutput reads one output line in a single pass over its tokens and
-// names its first problem. Fields the contract does not name are skipped,
-// so snapshots may carry their own metadata.
-func parseOutput(d *jsonDecoder, file string, line int, text []byte) (*suite.Output, error) {
-	if d.valid.check(text) {
-		if o, ok := d.quickOutput(text, line); ok {
+// parseOutput reads one output line and names its first problem. Fields
+// the contract does not name are skipped, so snapshots may carry their
+// own metadata.
+func parseOutput(d *jsonDecoder, file string, line int, text []byte, decisions suite.Vocabulary) (*suite.Output, error) {
+	if jsontext.Value(text).IsValid() {
+		if o, ok := d.quickOutput(text, line); ok && decisions.Allows(o.Decision) {
 			return o, nil
 		}
 	}
-	return parseOutputTokens(d, file, line, text)
+	return parseOutputTokens(d, file, line, text, decisions)
 }
 
 // parseOutputTokens is parseOutput token by token, for lines that are
 // invalid or break the contract: it finds and words the first problem.
-func parseOutputTokens(d *jsonDecoder, file string, line int, text []byte) (*suite.Output, error) {
+func parseOutputTokens(d *jsonDecoder, file string, line int, text []byte, decisions suite.Vocabulary) (*suite.Output, error) {
 	r := &fieldReader{file: file, line: line}
 	o := &suite.Output{Line: line}
 	var seen uint8 // outputBit of each field read
@@ -80,17 +105,23 @@ func parseOutputTokens(d *jsonDecoder, file string, line int, text []byte) (*sui
 			case "decision":
 				var s string
 				s, err = d.sym(r, at("decision"))
-				if o.Decision = suite.Decision(s); err == nil && r.err == nil && !o.Decision.Valid() {
-					r.fail("decision", "unknown decision %q: use approve, request_receipt, escalate_finance, reject or no_op", s)
+				if o.Decision = suite.Decision(s); err == nil && r.err == nil && !decisions.Allows(o.Decision) {
+					if len(decisions) == 0 {
+						r.fail("decision", "must not be empty")
+					} else {
+						r.fail("decision", "unknown decision %q: use %s", s, decisions)
+					}
 				}
 			case "tool_calls":
 				o.ToolCalls, err = d.toolCalls(r, at("tool_calls"))
 			case "citations":
 				o.Citations, err = d.syms(r, at("citations"))
 			case "latency_ms":
-				o.LatencyMS, err = d.nonNegative(r, at("latency_ms"))
+				o.LatencyMS, err = d.measured(r, at("latency_ms"))
 			case "cost_usd":
-				o.CostUSD, err = d.nonNegative(r, at("cost_usd"))
+				o.CostUSD, err = d.measured(r, at("cost_usd"))
+			case "trial":
+				o.Trial, err = d.trial(r, at("trial"))
 			default:
 				err = d.dec.SkipValue()
 			}

@@ -9,14 +9,15 @@ import (
 )
 
 // Most lines of a large suite or snapshot are well formed, and checking
-// JSON text in one pass (validJSON) costs a fraction of decoding it token
-// by token. A line that passes is walked by validScanner with no error
-// handling at all, which gives up on the first thing that is not exactly
-// what the contract asks for. Any line it gives up on, and every invalid
-// line, goes through the token decoder, which words the error. The two
-// paths build the same values; FuzzQuickPaths holds them to that.
+// JSON text in one pass (jsontext.Value.IsValid) costs a fraction of
+// decoding it token by token. A line that passes is walked by
+// validScanner with no error handling at all, which gives up on the first
+// thing that is not exactly what the contract asks for. Any line it gives
+// up on, and every invalid line, goes through the token decoder, which
+// words the error. The two paths build the same values; FuzzQuickPaths
+// holds them to that. See the package doc for what each path saves.
 
-// validScanner reads JSON text that validJSON has accepted.
+// validScanner reads JSON text that jsontext.Value.IsValid has accepted.
 type validScanner struct {
 	b []byte
 	i int
@@ -206,12 +207,16 @@ func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
 		}
 		return string(s.text()), true
 	}
-	number := func() (suite.Number, bool) {
-		if c := s.next(); c != '-' && (c < '0' || c > '9') {
-			return suite.Number{}, false
+	measured := func() (*suite.Number, bool) {
+		switch c := s.next(); {
+		case c == 'n':
+			s.i += 4
+			return nil, true
+		case c != '-' && (c < '0' || c > '9'):
+			return nil, false
 		}
 		n, err := suite.ParseNumber(string(s.number()))
-		return n, err == nil && n.Sign() >= 0
+		return &n, err == nil && n.Sign() >= 0
 	}
 	ok := s.members(func(name []byte) bool {
 		seen |= outputBit(name)
@@ -223,7 +228,6 @@ func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
 			var dec string
 			dec, ok = str(true)
 			o.Decision = suite.Decision(dec)
-			ok = ok && o.Decision.Valid()
 		case "tool_calls":
 			o.ToolCalls, ok = s.toolCalls()
 		case "citations":
@@ -239,9 +243,13 @@ func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
 				d.citations = cited
 			}
 		case "latency_ms":
-			o.LatencyMS, ok = number()
+			o.LatencyMS, ok = measured()
 		case "cost_usd":
-			o.CostUSD, ok = number()
+			o.CostUSD, ok = measured()
+		case "trial":
+			if c := s.next(); c >= '0' && c <= '9' {
+				o.Trial, ok = parseTrial(s.number())
+			}
 		default:
 			s.skip()
 			ok = true
@@ -254,8 +262,8 @@ func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
 	return o, true
 }
 
-// toolCalls reads an array of calls, each with a non-empty name and an
-// arguments object.
+// toolCalls reads an array of calls in any of the wire formats
+// outputCall knows.
 func (s *validScanner) toolCalls() ([]suite.ToolCall, bool) {
 	if s.next() != '[' {
 		return nil, false
@@ -265,28 +273,22 @@ func (s *validScanner) toolCalls() ([]suite.ToolCall, bool) {
 		if s.next() != '{' {
 			return false
 		}
-		var call suite.ToolCall
-		var hasName, hasArgs bool
-		ok := s.members(func(name []byte) bool {
-			switch string(name) {
-			case "name":
-				if s.next() != '"' {
-					return false
+		var item callItem
+		s.members(func(name []byte) bool {
+			value := func() any {
+				if s.next() == '"' { // names and types repeat
+					return s.d.intern(s.text())
 				}
-				call.Name, hasName = s.d.intern(s.text()), true
-				return call.Name != ""
-			case "arguments":
-				if s.next() != '{' {
-					return false
-				}
-				call.Arguments, hasArgs = s.value().(suite.Object), true
-				return true
+				return s.value()
 			}
-			s.skip()
+			if !item.set(string(name), value) {
+				s.skip()
+			}
 			return true
 		})
+		call, problem := s.d.outputCall(&item)
 		calls = append(calls, call)
-		return ok && hasName && hasArgs
+		return problem == nil
 	})
 	return calls, ok
 }

@@ -1,6 +1,8 @@
 package load
 
 import (
+	"math/big"
+
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
@@ -152,44 +154,86 @@ func (d *jsonDecoder) nonNegative(r *fieldReader, p place) (suite.Number, error)
 	return n, nil
 }
 
-// toolCalls reads an array of {"name": string, "arguments": object};
-// other members of a call are skipped.
+// measured reads a latency or cost: a non-negative number, or null when
+// it was not measured.
+func (d *jsonDecoder) measured(r *fieldReader, p place) (*suite.Number, error) {
+	if d.dec.PeekKind() == 'n' {
+		_, err := d.dec.ReadToken()
+		return nil, err
+	}
+	if ok, err := d.expect(r, p, '0', "a number or null"); !ok {
+		return nil, err
+	}
+	n, err := d.nonNegative(r, p)
+	return &n, err
+}
+
+// trial reads a trial number: a whole number from 1 to maxTrial.
+func (d *jsonDecoder) trial(r *fieldReader, p place) (int, error) {
+	if ok, err := d.expect(r, p, '0', "a positive whole number"); !ok {
+		return 0, err
+	}
+	raw, err := d.dec.ReadValue()
+	if err != nil {
+		return 0, err
+	}
+	t, ok := parseTrial(raw)
+	if !ok {
+		r.fail(p.String(), "must be a whole number from 1 to %d, got %s", maxTrial, raw)
+	}
+	return t, nil
+}
+
+// parseTrial reads a trial number literal; 2.0 is 2.
+func parseTrial(raw []byte) (int, bool) {
+	n, err := suite.ParseNumber(string(raw))
+	if err != nil {
+		return 0, false
+	}
+	rat := n.Rat()
+	if !rat.IsInt() || rat.Sign() <= 0 || rat.Cmp(big.NewRat(maxTrial, 1)) > 0 {
+		return 0, false
+	}
+	return int(rat.Num().Int64()), true
+}
+
+// toolCalls reads an output's array of tool calls, each in any of the
+// wire formats outputCall knows.
 func (d *jsonDecoder) toolCalls(r *fieldReader, p place) ([]suite.ToolCall, error) {
 	calls := []suite.ToolCall{}
 	err := d.elements(r, p, func(i int) error {
-		call := p.elem(i)
-		var tc suite.ToolCall
-		var hasName, hasArgs bool
-		err := d.members(r, call, func(name []byte) error {
-			switch string(name) {
-			case "name":
-				hasName = true
-				s, err := d.sym(r, call.member("name"))
-				if err == nil && r.err == nil && s == "" {
-					r.fail(call.member("name").String(), "must not be empty")
-				}
-				tc.Name = s
-				return err
-			case "arguments":
-				hasArgs = true
-				if ok, err := d.expect(r, call.member("arguments"), '{', "an object"); !ok {
-					return err
+		item := p.elem(i)
+		var c callItem
+		var valueErr error
+		err := d.members(r, item, func(name []byte) error {
+			value := func() any {
+				if d.dec.PeekKind() == '"' { // names and types repeat
+					v, err := d.symbol()
+					if err != nil {
+						valueErr = err
+					}
+					return v
 				}
 				v, err := d.value()
-				tc.Arguments, _ = v.(suite.Object)
-				return err
+				if err != nil {
+					valueErr = err
+				}
+				return v
 			}
-			return d.dec.SkipValue()
+			if !c.set(string(name), value) {
+				return d.dec.SkipValue()
+			}
+			return valueErr
 		})
-		switch {
-		case err != nil:
+		if err != nil || r.err != nil {
+			calls = append(calls, suite.ToolCall{})
 			return err
-		case !hasName:
-			r.fail(call.member("name").String(), "missing required field")
-		case !hasArgs:
-			r.fail(call.member("arguments").String(), "missing required field")
 		}
-		calls = append(calls, tc)
+		call, problem := d.outputCall(&c)
+		if problem != nil {
+			r.fail(join(item.String(), problem.field), "%s", problem.msg)
+		}
+		calls = append(calls, call)
 		return nil
 	})
 	return calls, err

@@ -47,6 +47,9 @@ func NewPolicy(rules []Rule) *Policy {
 
 // Rule returns the current rule with exactly this identifier.
 func (p *Policy) Rule(id string) (Rule, bool) {
+	if p == nil {
+		return Rule{}, false
+	}
 	i, ok := p.byID[id]
 	if !ok {
 		return Rule{}, false
@@ -68,6 +71,9 @@ func (p *Policy) Successor(id string) (Rule, bool) {
 // OtherVersion reports whether id is exactly an identifier of this
 // policy's series (same prefix) but of another version.
 func (p *Policy) OtherVersion(id string) bool {
+	if p == nil {
+		return false
+	}
 	r, ok := ParseRuleID(id)
 	if !ok || r.ID != id || r.Version == p.Version {
 		return false

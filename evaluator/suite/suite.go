@@ -32,33 +32,9 @@ func (s Severity) Valid() bool {
 	return false
 }
 
-// Decision is what the agent decided to do with a claim.
+// Decision is what the agent decided to do with a case. The decisions a
+// suite knows are its Vocabulary, read from its case schema.
 type Decision string
-
-// The decisions a case may expect and an output may report.
-const (
-	Approve         Decision = "approve"
-	RequestReceipt  Decision = "request_receipt"
-	EscalateFinance Decision = "escalate_finance"
-	Reject          Decision = "reject"
-	NoOp            Decision = "no_op"
-)
-
-var decisions = []Decision{Approve, RequestReceipt, EscalateFinance, Reject, NoOp}
-
-// Valid reports whether d is one of the five decisions.
-func (d Decision) Valid() bool {
-	for _, v := range decisions {
-		if d == v {
-			return true
-		}
-	}
-	return false
-}
-
-// IsAction reports whether d requires exactly one tool call; only no_op
-// requires none.
-func (d Decision) IsAction() bool { return d != NoOp }
 
 // safeID is the grammar of case ids and snapshot labels, which become file
 // names on the site.
@@ -152,20 +128,13 @@ type Output struct {
 	Decision  Decision   `json:"decision"`
 	ToolCalls []ToolCall `json:"tool_calls"`
 	Citations []string   `json:"citations"`
-	LatencyMS Number     `json:"latency_ms"`
-	CostUSD   Number     `json:"cost_usd"`
+	// LatencyMS and CostUSD are nil when not measured (null).
+	LatencyMS *Number `json:"latency_ms"`
+	CostUSD   *Number `json:"cost_usd"`
 	// Trial is the output's trial number, 0 when the snapshot has none.
 	Trial int `json:"trial,omitempty"`
 	// Line is the output's line in its snapshot file, for messages.
 	Line int `json:"-"`
-}
-
-// Gate holds the frozen release thresholds of gate.json.
-type Gate struct {
-	MinPassRate         Number `json:"min_pass_rate"`
-	MaxCriticalFailures int    `json:"max_critical_failures"`
-	MaxP95LatencyMS     Number `json:"max_p95_latency_ms"`
-	MaxAvgCostUSD       Number `json:"max_avg_cost_usd"`
 }
 
 // Suite is everything a snapshot is judged against.
@@ -173,6 +142,9 @@ type Suite struct {
 	Policy *Policy
 	Cases  []*Case
 	Gate   Gate
+	// Decisions are the decisions cases and outputs may use, from
+	// case.schema.json.
+	Decisions Vocabulary
 	// Hashes of the input files as they were read, hex SHA-256.
 	CasesSHA256, PolicySHA256, GateSHA256 string
 
@@ -186,6 +158,15 @@ func NewSuite(p *Policy, cases []*Case, g Gate) *Suite {
 		s.index[c.ID] = i
 	}
 	return s
+}
+
+// PolicyVersion is the version of the current policy, "" without
+// POLICY.md.
+func (s *Suite) PolicyVersion() string {
+	if s.Policy == nil {
+		return ""
+	}
+	return s.Policy.Version
 }
 
 // CaseIndex returns the position of the case with the given id in the suite.

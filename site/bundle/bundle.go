@@ -12,7 +12,11 @@
 //	inputs/POLICY.md, inputs/case.schema.json,        the inputs, byte for byte
 //	inputs/cases.jsonl, inputs/gate.json,
 //	inputs/HANDOFF.md, inputs/outputs/<label>.jsonl
+//	inputs/outputs/<label>.meta.json
 //	MANIFEST                                          "sha256  path" per file
+//
+// POLICY.md, HANDOFF.md and each meta.json are there when the data folder
+// has them; without POLICY.md the top folder is named after "no-policy".
 //
 // MANIFEST is in sha256sum format (lower-case hex SHA-256, two spaces,
 // the path relative to the top folder), one line per file, sorted by path,

@@ -87,7 +87,7 @@ func Create(opts Options) (*Created, error) {
 	}
 	var packed *Packed
 	path, sum, err := writeAtomic(dir, opts.Output, func(w io.Writer) (string, error) {
-		packed, err = Pack(w, os.DirFS(tree), PackOptions{Version: rel.Suite.Policy.Version, Modified: opts.Modified})
+		packed, err = Pack(w, os.DirFS(tree), PackOptions{Version: versionName(rel), Modified: opts.Modified})
 		if err != nil {
 			return "", err
 		}
@@ -105,6 +105,9 @@ func readInputs(data string) ([]input, error) {
 	var inputs []input
 	for _, name := range []string{load.PolicyFile, load.SchemaFile, load.CasesFile, load.GateFile, load.HandoffFile} {
 		b, err := os.ReadFile(filepath.Join(data, name))
+		if errors.Is(err, fs.ErrNotExist) && (name == load.PolicyFile || name == load.HandoffFile) {
+			continue // optional documents
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -120,8 +123,25 @@ func readInputs(data string) ([]input, error) {
 			return nil, err
 		}
 		inputs = append(inputs, input{path: load.OutputsDir + "/" + filepath.Base(s.Path), data: b})
+		// A snapshot's meta.json sets its place and provenance, so
+		// the bundle keeps it too.
+		metaPath := strings.TrimSuffix(s.Path, ".jsonl") + load.MetaSuffix
+		if b, err = os.ReadFile(metaPath); err == nil {
+			inputs = append(inputs, input{path: load.OutputsDir + "/" + filepath.Base(metaPath), data: b})
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
 	}
 	return inputs, nil
+}
+
+// versionName is the policy version a bundle is named after, "no-policy"
+// for a data folder without POLICY.md.
+func versionName(rel *evaluator.Release) string {
+	if v := rel.Suite.PolicyVersion(); v != "" {
+		return v
+	}
+	return "no-policy"
 }
 
 // sameInputs makes sure the site was built from the very bytes that are
@@ -138,7 +158,7 @@ func sameInputs(data string, inputs []input, rel *evaluator.Release) error {
 	outputs := 0
 	for _, in := range inputs {
 		sum, checked := want[in.path]
-		if strings.HasPrefix(in.path, load.OutputsDir+"/") {
+		if strings.HasPrefix(in.path, load.OutputsDir+"/") && !strings.HasSuffix(in.path, load.MetaSuffix) {
 			outputs++
 			if !checked {
 				return changedError(data, in.path)

@@ -162,8 +162,8 @@ func (v *verifier) reevaluate() {
 		v.problem(InputsDir+"/", Unproven, "the bundled inputs cannot be evaluated again: %s", msg)
 		return
 	}
-	if version, _, ok := parseRootName(v.x.Root); ok && version != rel.Suite.Policy.Version {
-		v.problem(InputsDir+"/"+"POLICY.md", Differs, "policy version is %s, but the top folder is named after %s", rel.Suite.Policy.Version, version)
+	if version, _, ok := parseRootName(v.x.Root); ok && version != versionName(rel) {
+		v.problem(InputsDir+"/"+"POLICY.md", Differs, "policy version is %s, but the top folder is named after %s", versionName(rel), version)
 	}
 	recomputed := map[string]bool{}
 	for _, s := range rel.Snapshots {

@@ -134,6 +134,10 @@ func (r watchRoots) classify(p string) (ch change, ok bool) {
 		return change{Kind: suiteChanged, Name: rel}, true
 	}
 	dir, file := path.Split(rel)
+	if dir == load.OutputsDir+"/" && strings.HasSuffix(file, load.MetaSuffix) {
+		// A snapshot's meta.json may reorder every snapshot.
+		return change{Kind: everythingChanged, Name: rel}, true
+	}
 	if dir == load.OutputsDir+"/" && strings.HasSuffix(file, ".jsonl") {
 		// An unsafe label is still a snapshot change: the rebuild then
 		// reports it with file and reason.
