@@ -7,18 +7,17 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/term"
+
 	"github.com/releasegate/releasegate/evaluator/decide"
 )
 
-// isTerminal reports whether w is a terminal (a character device), the
-// only place where colour and an updating progress line make sense.
+// isTerminal reports whether w is a terminal, the only place where colour
+// and an updating progress line make sense. Being a character device is
+// not enough: /dev/null is one too.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // colourAllowed decides whether to colour output: only on a terminal that

@@ -78,6 +78,32 @@ func TestNoColourWhenNotATerminal(t *testing.T) {
 	}
 }
 
+// TestDevNullIsNotATerminal: /dev/null is a character device, but output
+// sent there must get neither colour nor a progress line.
+func TestDevNullIsNotATerminal(t *testing.T) {
+	t.Setenv("TERM", "xterm")
+	t.Setenv("NO_COLOR", "")
+	os.Unsetenv("NO_COLOR") // restored after the test by Setenv
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("%s is not a character device here, so this test proves nothing", os.DevNull)
+	}
+	if isTerminal(f) {
+		t.Errorf("%s taken for a terminal", os.DevNull)
+	}
+	if paletteFor(f).on {
+		t.Errorf("colour for %s", os.DevNull)
+	}
+}
+
 func TestProgressLine(t *testing.T) {
 	var buf bytes.Buffer
 	p := progressLine(&buf, "writing site")
