@@ -2,8 +2,6 @@ package evaluator
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -13,9 +11,8 @@ import (
 	"github.com/releasegate/releasegate/evaluator/judge"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/internal/goldentest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 const sampleDir = "../data"
 
@@ -80,21 +77,7 @@ func TestResultsGolden(t *testing.T) {
 		}
 	}
 	for name, got := range files {
-		path := filepath.Join("testdata", "golden", name)
-		if *update {
-			os.MkdirAll(filepath.Dir(path), 0o755)
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test -update to create it)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from its golden file; run go test -update if the change is intended\n%s", name, got)
-		}
+		goldentest.Check(t, filepath.Join("testdata", "golden", name), got)
 	}
 }
 

@@ -2,9 +2,7 @@ package ciout
 
 import (
 	"bytes"
-	"flag"
 	"math/big"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,9 +13,8 @@ import (
 	"github.com/releasegate/releasegate/evaluator/judge"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/internal/goldentest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 const sampleDir = "../../data"
 
@@ -50,20 +47,7 @@ func singleRelease(t testing.TB, label string) *evaluator.Release {
 // golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run go test -update after checking the change):\n%s", name, got)
-	}
+	goldentest.Check(t, filepath.Join("testdata", name), got)
 }
 
 func TestGoldenFiles(t *testing.T) {

@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"html"
 	"io/fs"
@@ -16,11 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/releasegate/releasegate/internal/goldentest"
 	"github.com/releasegate/releasegate/site"
 	"go.uber.org/goleak"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
@@ -222,22 +220,7 @@ func stripInjected(page []byte) []byte { return injected.ReplaceAll(page, nil) }
 // golden compares got with testdata/name, rewriting it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	file := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	goldentest.Check(t, filepath.Join("testdata", name), got)
 }
 
 // eventually polls cond until it holds or the deadline passes.
