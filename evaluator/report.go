@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"math/big"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/markdown"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
@@ -82,7 +82,7 @@ func (r *Release) Report() []byte {
 	fmt.Fprintf(&b, "# Release report\n\n")
 	policy := "No policy"
 	if r.Suite.Policy != nil {
-		policy = "Policy " + r.Suite.Policy.Version
+		policy = "Policy " + markdown.Cell(r.Suite.Policy.Version)
 	}
 	fmt.Fprintf(&b, "%s · %d cases · %d snapshots.\n\n", policy, len(r.Suite.Cases), len(r.Snapshots))
 	b.WriteString("| snapshot |")
@@ -103,7 +103,7 @@ func (r *Release) Report() []byte {
 			fmt.Fprintf(&b, "- %s: %s.\n", t.Spec.Topic, decide.NotGated)
 			continue
 		}
-		fmt.Fprintf(&b, "- "+t.Spec.Rule+"\n", t.Spec.Bound.String()+" "+t.Spec.Unit.Plain(t.Limit))
+		fmt.Fprintf(&b, "- "+t.Spec.Rule+"\n", t.Spec.Bound.String()+" "+t.Spec.Unit.Format(t.Limit))
 	}
 	fmt.Fprintf(&b, "\n%s\n", decisionRule(r.Suite.Gate))
 	for _, s := range r.Snapshots {
@@ -113,15 +113,11 @@ func (r *Release) Report() []byte {
 			if !gr.Passed {
 				mark = "FAIL"
 			}
-			observed := "n/a"
-			if gr.Observed != nil {
-				observed = strconv.FormatFloat(*gr.Observed, 'f', -1, 64)
-			}
 			threshold := decide.NotGated
-			if gr.Threshold != nil {
-				threshold = strconv.FormatFloat(*gr.Threshold, 'f', -1, 64)
+			if gr.Limit != nil {
+				threshold = gr.Spec.Unit.Format(gr.Limit)
 			}
-			fmt.Fprintf(&b, "- %s `%s`: observed %s, threshold %s\n", mark, gr.Gate, observed, threshold)
+			fmt.Fprintf(&b, "- %s `%s`: observed %s, threshold %s\n", mark, gr.Gate, gr.ObservedText(), threshold)
 		}
 		if m := s.Metrics; m.K > 0 {
 			fmt.Fprintf(&b, "\n%d trials per case: %s of all trials passed; %d flaky case(s).\n", m.K, decide.Percent(m.TrialPassRate), m.FlakyCases)
@@ -138,7 +134,7 @@ func (r *Release) Report() []byte {
 				if f.Trial != 0 {
 					detail = fmt.Sprintf("trial %d: %s", f.Trial, detail)
 				}
-				fmt.Fprintf(&b, "| %s | %s | `%s` | %s |\n", c.CaseID, c.Severity, f.Code, markdownCell(detail))
+				fmt.Fprintf(&b, "| %s | %s | `%s` | %s |\n", markdown.Cell(c.CaseID), c.Severity, f.Code, markdown.Cell(detail))
 			}
 		}
 	}
@@ -172,12 +168,4 @@ func decisionRule(g suite.Gate) string {
 		}
 	}
 	return rule
-}
-
-// markdownCell keeps a detail inside its table cell.
-func markdownCell(s string) string {
-	s = strings.ReplaceAll(s, "\\", "\\\\")
-	s = strings.ReplaceAll(s, "|", "\\|")
-	s = strings.ReplaceAll(s, "\n", " ")
-	return s
 }

@@ -267,22 +267,6 @@ func TestGateMargins(t *testing.T) {
 	}
 }
 
-func TestCell(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain text", "plain text"},
-		{"a | b", `a \| b`},
-		{"two\nlines\r\n", "two lines  "},
-		{"<script>", `\<script\>`},
-		{"*bold* _it_ `code` [link](x) ~s~ &amp; #1!", "\\*bold\\* \\_it\\_ \\`code\\` \\[link\\](x) \\~s\\~ \\&amp; \\#1\\!"},
-		{`back\slash`, `back\\slash`},
-	}
-	for _, tt := range tests {
-		if got := cell(tt.in); got != tt.want {
-			t.Errorf("cell(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestEscapeXML(t *testing.T) {
 	tests := []struct{ in, attr, text string }{
 		{`a<b>&"c"`, "a&lt;b&gt;&amp;&quot;c&quot;", `a&lt;b&gt;&amp;"c"`},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/markdown"
 )
 
 // Summary writes the release as GitHub-flavoured Markdown for a job's step
@@ -16,7 +17,7 @@ import (
 func Summary(rel *evaluator.Release) []byte {
 	var b bytes.Buffer
 	b.WriteString("## Release gate\n\n")
-	fmt.Fprintf(&b, "Policy %s · %d cases · %d snapshot%s.\n\n", cell(rel.Suite.PolicyVersion()), len(rel.Suite.Cases), len(rel.Snapshots), plural(len(rel.Snapshots)))
+	fmt.Fprintf(&b, "Policy %s · %d cases · %d snapshot%s.\n\n", markdown.Cell(rel.Suite.PolicyVersion()), len(rel.Suite.Cases), len(rel.Snapshots), plural(len(rel.Snapshots)))
 	if len(rel.Snapshots) > 1 {
 		b.WriteString("| snapshot | functional | critical failures | p95 latency | average cost | decision |\n")
 		b.WriteString("|---|---:|---:|---:|---:|---|\n")
@@ -54,12 +55,12 @@ func writeSnapshotSummary(b *bytes.Buffer, rel *evaluator.Release, s *evaluator.
 	b.WriteString("| case | severity | code | detail |\n")
 	b.WriteString("|---|---|---|---|\n")
 	for _, c := range failing {
-		name := "**" + cell(c.CaseID) + "**"
+		name := "**" + markdown.Cell(c.CaseID) + "**"
 		if title := caseTitle(rel.Suite, c.CaseID); title != "" {
-			name += " " + cell(title)
+			name += " " + markdown.Cell(title)
 		}
 		for _, f := range c.Failures {
-			fmt.Fprintf(b, "| %s | %s | `%s` | %s |\n", name, c.Severity, f.Code, cell(f.Detail))
+			fmt.Fprintf(b, "| %s | %s | `%s` | %s |\n", name, c.Severity, f.Code, markdown.Cell(f.Detail))
 		}
 	}
 	b.WriteString("\n")
@@ -70,24 +71,4 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// cell makes free text safe inside a Markdown table cell: it stays on one
-// line, cannot end the cell, and renders as the literal text rather than
-// as emphasis, links, code or HTML.
-func cell(s string) string {
-	var b bytes.Buffer
-	b.Grow(len(s))
-	for _, r := range s {
-		switch r {
-		case '\r', '\n':
-			b.WriteByte(' ')
-		case '|', '\\', '`', '*', '_', '[', ']', '<', '>', '~', '&', '#', '!':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

@@ -48,15 +48,6 @@ func (u Unit) Format(r *big.Rat) string {
 	return FormatUSD(r)
 }
 
-// Plain writes a value as the release report's threshold list does: a
-// fraction as a decimal, anything else as Format does.
-func (u Unit) Plain(r *big.Rat) string {
-	if u == Fraction {
-		return FormatDecimal(r, 8)
-	}
-	return u.Format(r)
-}
-
 // marginMagnitude writes the size of a margin for pages, with its unit
 // where Format gives none: "1.67 percentage points", "2", "2,700 ms".
 func (u Unit) marginMagnitude(r *big.Rat) string {
