@@ -2,11 +2,51 @@ package ciout
 
 import (
 	"bytes"
+	"encoding/xml"
 	"fmt"
 	"math/big"
-	"unicode/utf8"
 
 	"github.com/releasegate/releasegate/evaluator"
+)
+
+// The elements of a JUnit report, as encoding/xml writes them. The names
+// and attributes are those of the common JUnit schema
+// (testdata/junit.xsd); an optional attribute is left out when empty.
+type (
+	testsuites struct {
+		XMLName  xml.Name    `xml:"testsuites"`
+		Name     string      `xml:"name,attr"`
+		Tests    int         `xml:"tests,attr"`
+		Failures int         `xml:"failures,attr"`
+		Errors   int         `xml:"errors,attr"`
+		Suites   []testsuite `xml:"testsuite"`
+	}
+	testsuite struct {
+		Name       string     `xml:"name,attr"`
+		Tests      int        `xml:"tests,attr"`
+		Failures   int        `xml:"failures,attr"`
+		Errors     int        `xml:"errors,attr"`
+		Skipped    int        `xml:"skipped,attr"`
+		Time       string     `xml:"time,attr,omitempty"`
+		Properties []property `xml:"properties>property"`
+		Cases      []testcase `xml:"testcase"`
+	}
+	testcase struct {
+		Classname  string     `xml:"classname,attr"`
+		Name       string     `xml:"name,attr"`
+		Time       string     `xml:"time,attr,omitempty"`
+		Properties []property `xml:"properties>property"`
+		Failure    *failure   `xml:"failure"`
+	}
+	property struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	}
+	failure struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
+		Body    string `xml:",chardata"`
+	}
 )
 
 // JUnit writes the release as a JUnit XML report: a <testsuite> per
@@ -20,84 +60,69 @@ import (
 // A case's time is the recorded latency of its output, in seconds, when
 // the snapshot kept its outputs (evaluator.Options.KeepOutputs); it is
 // left out otherwise. There is no timestamp or host name, so the same
-// release gives the same bytes.
+// release gives the same bytes. Text XML cannot hold (control characters,
+// invalid UTF-8) becomes U+FFFD.
 func JUnit(rel *evaluator.Release) []byte {
+	doc := testsuites{Name: "releasegate", Suites: make([]testsuite, len(rel.Snapshots))}
+	for i, snap := range rel.Snapshots {
+		doc.Suites[i] = suiteOf(rel, snap)
+		doc.Tests += doc.Suites[i].Tests
+		doc.Failures += doc.Suites[i].Failures
+	}
 	var b bytes.Buffer
-	tests, failures := 0, 0
-	for _, snap := range rel.Snapshots {
-		tests += snap.Result.CasesTotal
-		failures += snap.Result.CasesTotal - snap.Result.CasesPassed
+	b.WriteString(xml.Header)
+	enc := xml.NewEncoder(&b)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		// Only an unsupported type fails, and the types above are fixed.
+		panic("ciout: encoding the JUnit report: " + err.Error())
 	}
-	b.Grow(512 + tests*320) // about what one case takes, so b grows once
-	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	fmt.Fprintf(&b, "<testsuites name=\"releasegate\" tests=\"%d\" failures=\"%d\" errors=\"0\">\n", tests, failures)
-	for _, snap := range rel.Snapshots {
-		writeSuite(&b, rel, snap)
-	}
-	b.WriteString("</testsuites>\n")
+	b.WriteByte('\n')
 	return b.Bytes()
 }
 
-func writeSuite(b *bytes.Buffer, rel *evaluator.Release, snap *evaluator.Snapshot) {
+// suiteOf is the <testsuite> of one snapshot.
+func suiteOf(rel *evaluator.Release, snap *evaluator.Snapshot) testsuite {
 	r := snap.Result
-	fmt.Fprintf(b, "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"0\"", attr(r.Label), r.CasesTotal, r.CasesTotal-r.CasesPassed)
+	s := testsuite{Name: r.Label, Tests: r.CasesTotal, Failures: r.CasesTotal - r.CasesPassed, Cases: make([]testcase, len(r.Cases))}
 	if total, ok := totalSeconds(snap); ok {
-		fmt.Fprintf(b, " time=\"%s\"", total)
+		s.Time = total
 	}
-	b.WriteString(">\n    <properties>\n")
-	property(b, "      ", "decision", string(r.Decision))
-	property(b, "      ", "policy_version", rel.Suite.PolicyVersion())
+	s.Properties = []property{
+		{"decision", string(r.Decision)},
+		{"policy_version", rel.Suite.PolicyVersion()},
+	}
 	for _, g := range gateViews(snap) {
 		verdict := "pass"
 		if !g.passed {
 			verdict = "FAIL"
 		}
-		property(b, "      ", "gate."+g.name, fmt.Sprintf("%s: observed %s, %s, margin %s", verdict, g.observed, g.threshold, g.margin))
+		s.Properties = append(s.Properties, property{"gate." + g.name, fmt.Sprintf("%s: observed %s, %s, margin %s", verdict, g.observed, g.threshold, g.margin)})
 	}
-	b.WriteString("    </properties>\n")
-	// The loop below runs once per case and snapshot, so it writes
-	// straight into b instead of formatting.
 	for i, c := range r.Cases {
-		b.WriteString(`    <testcase classname="`)
-		writeEscaped(b, r.Label, true)
-		b.WriteString(`" name="`)
-		writeEscaped(b, c.CaseID, true)
+		tc := testcase{Classname: r.Label, Name: c.CaseID}
 		if title := caseTitle(rel.Suite, c.CaseID); title != "" {
-			b.WriteString(": ")
-			writeEscaped(b, title, true)
+			tc.Name += ": " + title
 		}
-		b.WriteByte('"')
 		if secs, ok := caseSeconds(snap, i); ok {
-			b.WriteString(` time="` + secs + `"`)
+			tc.Time = secs
 		}
-		b.WriteString(">\n      <properties>\n")
-		property(b, "        ", "severity", string(c.Severity))
-		b.WriteString("      </properties>\n")
+		tc.Properties = []property{{"severity", string(c.Severity)}}
 		if !c.Passed {
-			b.WriteString(`      <failure message="`)
-			writeEscaped(b, codes(c.Failures), true)
-			b.WriteString(`" type="`)
-			writeEscaped(b, string(c.Failures[0].Code), true)
-			b.WriteString(`">`)
-			for j, f := range c.Failures {
+			f := &failure{Message: codes(c.Failures), Type: string(c.Failures[0].Code)}
+			var body bytes.Buffer
+			for j, cf := range c.Failures {
 				if j > 0 {
-					b.WriteByte('\n')
+					body.WriteByte('\n')
 				}
-				writeEscaped(b, string(f.Code)+": "+f.Detail, false)
+				body.WriteString(string(cf.Code) + ": " + cf.Detail)
 			}
-			b.WriteString("</failure>\n")
+			f.Body = body.String()
+			tc.Failure = f
 		}
-		b.WriteString("    </testcase>\n")
+		s.Cases[i] = tc
 	}
-	b.WriteString("  </testsuite>\n")
-}
-
-func property(b *bytes.Buffer, indent, name, value string) {
-	b.WriteString(indent + `<property name="`)
-	writeEscaped(b, name, true)
-	b.WriteString(`" value="`)
-	writeEscaped(b, value, true)
-	b.WriteString("\"/>\n")
+	return s
 }
 
 // caseSeconds is the latency of the output for the case at position i, in
@@ -126,76 +151,4 @@ func totalSeconds(snap *evaluator.Snapshot) (string, bool) {
 // seconds writes milliseconds as seconds: 840 → 0.84.
 func seconds(ms *big.Rat) string {
 	return evaluator.FormatDecimal(new(big.Rat).Quo(ms, big.NewRat(1000, 1)), 6)
-}
-
-// attr escapes s for a double-quoted XML attribute. Line breaks and tabs
-// become character references, because a parser would otherwise turn them
-// into spaces.
-func attr(s string) string {
-	var b bytes.Buffer
-	writeEscaped(&b, s, true)
-	return b.String()
-}
-
-// text escapes s for XML character data, keeping line breaks readable.
-func text(s string) string {
-	var b bytes.Buffer
-	writeEscaped(&b, s, false)
-	return b.String()
-}
-
-// writeEscaped writes s to b escaped for an attribute value or for
-// character data. Runs of characters that need nothing are copied whole.
-func writeEscaped(b *bytes.Buffer, s string, inAttr bool) {
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		var esc string
-		size := 1
-		switch {
-		case c == '&':
-			esc = "&amp;"
-		case c == '<':
-			esc = "&lt;"
-		case c == '>':
-			esc = "&gt;"
-		case c == '"' && inAttr:
-			esc = "&quot;"
-		case c == '\r':
-			// Parsers fold a raw CR into a line feed; a reference survives.
-			esc = "&#xD;"
-		case c == '\n' && inAttr:
-			// In an attribute a parser would turn these into spaces.
-			esc = "&#xA;"
-		case c == '\t' && inAttr:
-			esc = "&#x9;"
-		case c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7F):
-			// Plain ASCII.
-		default:
-			var r rune
-			r, size = utf8.DecodeRuneInString(s[i:])
-			if !xmlChar(r) || (r == utf8.RuneError && size == 1) {
-				// XML 1.0 cannot carry this character at all, not even
-				// as a reference; show that something was there.
-				esc = "\uFFFD"
-			}
-		}
-		if esc == "" {
-			i += size
-			continue
-		}
-		b.WriteString(s[start:i])
-		b.WriteString(esc)
-		i += size
-		start = i
-	}
-	b.WriteString(s[start:])
-}
-
-// xmlChar reports whether XML 1.0 allows r in a document.
-func xmlChar(r rune) bool {
-	return r == '\t' || r == '\n' || r == '\r' ||
-		(r >= 0x20 && r <= 0xD7FF) ||
-		(r >= 0xE000 && r <= 0xFFFD) ||
-		(r >= 0x10000 && r <= 0x10FFFF)
 }
