@@ -33,13 +33,6 @@ Exit status:
   1  bad input or I/O failure (nothing is changed)
   2  bad usage
 
-Flags:
-  --data DIR  data folder (default "data")
-  --out DIR   the site folder to write (default "public")
-  --web DIR   read templates/ and assets/ from DIR instead of the built-in
-              copies, to work on the report's look without rebuilding
-  --quiet     print nothing but errors
-
 Examples:
 
   releasegate build
@@ -48,10 +41,10 @@ Examples:
 
 func runBuild(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("build")
-	data := fs.String("data", "data", "")
-	out := fs.String("out", "public", "")
-	web := fs.String("web", "", "")
-	quiet := fs.Bool("quiet", false, "")
+	data := fs.String("data", "data", dataUsage)
+	out := fs.String("out", "public", "write the site to the folder `DIR`")
+	web := fs.String("web", "", "read templates/ and assets/ from `DIR` instead of the built-in copies, to work on the report's look without rebuilding")
+	quiet := fs.Bool("quiet", false, "print nothing but errors")
 	if code := parseFlags(fs, buildHelp, args, stdout, stderr); code >= 0 {
 		return code
 	}

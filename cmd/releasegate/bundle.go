@@ -34,12 +34,6 @@ Exit status:
   1  bad input or I/O failure (no archive is written)
   2  bad usage
 
-Flags:
-  --data DIR  data folder (default "data")
-  -o FILE     the archive to write (default: releasegate-<version>-<hash>.zip
-              in the current folder)
-  --quiet     print nothing but errors
-
 Examples:
 
   releasegate bundle
@@ -48,9 +42,9 @@ Examples:
 
 func runBundle(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("bundle")
-	data := fs.String("data", "data", "")
-	output := fs.String("o", "", "")
-	quiet := fs.Bool("quiet", false, "")
+	data := fs.String("data", "data", dataUsage)
+	output := fs.String("o", "", "write the archive to `FILE` (default: releasegate-<version>-<hash>.zip in the current folder)")
+	quiet := fs.Bool("quiet", false, "print nothing but errors")
 	if code := parseFlags(fs, bundleHelp, args, stdout, stderr); code >= 0 {
 		return code
 	}

@@ -47,20 +47,6 @@ Exit status:
   1  bad input or I/O failure (nothing is written)
   2  bad usage
 
-Flags:
-  --all             judge every snapshot of the data folder
-  --data DIR        data folder (default "data")
-  --out DIR         where --all writes results/ and RELEASE_REPORT.md (default "public")
-  --cases FILE      the suite, for a single snapshot
-  --outputs FILE    the snapshot's outputs
-  --label NAME      the snapshot's name
-  --output FILE     the results file to write
-  --junit FILE      also write a JUnit XML report to FILE
-  --summary FILE    also append a Markdown summary to FILE
-  --format FORMAT   what to print on stdout: "text" (default) or "json": the
-                    results file (one snapshot) or an array of them (--all)
-  --quiet           print nothing but errors (--format json still prints)
-
 Colour marks the decisions only when stdout is a terminal and NO_COLOR is
 not set.
 
@@ -83,18 +69,18 @@ type ciOutputs struct {
 
 func runEvaluate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("evaluate")
-	all := fs.Bool("all", false, "")
-	data := fs.String("data", "data", "")
-	out := fs.String("out", "public", "")
-	cases := fs.String("cases", "", "")
-	outputs := fs.String("outputs", "", "")
-	label := fs.String("label", "", "")
-	output := fs.String("output", "", "")
+	all := fs.Bool("all", false, "judge every snapshot of the data folder")
+	data := fs.String("data", "data", dataUsage)
+	out := fs.String("out", "public", "with --all, write results/ and RELEASE_REPORT.md to `DIR`")
+	cases := fs.String("cases", "", "read the suite of a single snapshot from `FILE`")
+	outputs := fs.String("outputs", "", "read the snapshot's outputs from `FILE`")
+	label := fs.String("label", "", "name the snapshot `NAME` (default: the outputs file name without .jsonl)")
+	output := fs.String("output", "", "write the snapshot's results file to `FILE`")
 	var ci ciOutputs
-	fs.StringVar(&ci.junit, "junit", "", "")
-	fs.StringVar(&ci.summary, "summary", "", "")
-	fs.StringVar(&ci.format, "format", "text", "")
-	fs.BoolVar(&ci.quiet, "quiet", false, "")
+	fs.StringVar(&ci.junit, "junit", "", "also write a JUnit XML report to `FILE`")
+	fs.StringVar(&ci.summary, "summary", "", "also append a Markdown summary to `FILE`")
+	fs.StringVar(&ci.format, "format", "text", "print `FORMAT` on stdout: text, or json for the results file of one snapshot or an array of them with --all")
+	fs.BoolVar(&ci.quiet, "quiet", false, "print nothing but errors; --format json still prints")
 	if code := parseFlags(fs, evaluateHelp, args, stdout, stderr); code >= 0 {
 		return code
 	}

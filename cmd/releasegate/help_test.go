@@ -79,6 +79,13 @@ func flagDefined(name, flag string) bool {
 	return !strings.Contains(stderr.String(), "flag provided but not defined")
 }
 
+// helpOf is the full help of a command, as "releasegate NAME -h" prints it.
+func helpOf(name string) string {
+	var stdout, stderr strings.Builder
+	run([]string{name, "-h"}, &stdout, &stderr)
+	return stdout.String()
+}
+
 func sortedCommands() []string {
 	var names []string
 	for name := range commands() {
@@ -95,9 +102,9 @@ func commandReference() string {
 	b.WriteString("Every command prints its full help, with examples, on `releasegate help COMMAND` or `releasegate COMMAND --help`.\n")
 	cmds := commands()
 	for _, name := range sortedCommands() {
-		c := cmds[name]
-		fmt.Fprintf(&b, "\n### `releasegate %s`\n\n%s%s.\n\n```\n%s\n```\n", name, strings.ToUpper(c.summary[:1]), c.summary[1:], strings.Join(usageLines(c.help), "\n"))
-		if flags := helpFlags(c.help); len(flags) > 0 {
+		c, help := cmds[name], helpOf(name)
+		fmt.Fprintf(&b, "\n### `releasegate %s`\n\n%s%s.\n\n```\n%s\n```\n", name, strings.ToUpper(c.summary[:1]), c.summary[1:], strings.Join(usageLines(help), "\n"))
+		if flags := helpFlags(help); len(flags) > 0 {
 			fmt.Fprintf(&b, "\nFlags: `%s`.\n", strings.Join(flags, "`, `"))
 		}
 	}
@@ -106,16 +113,17 @@ func commandReference() string {
 }
 
 func TestEveryCommandHasHelp(t *testing.T) {
-	for name, c := range commands() {
-		if usage := usageLines(c.help); len(usage) == 0 || !strings.HasPrefix(usage[0], "releasegate "+name) {
+	for name := range commands() {
+		help := helpOf(name)
+		if usage := usageLines(help); len(usage) == 0 || !strings.HasPrefix(usage[0], "releasegate "+name) {
 			t.Errorf("%s: help has no Usage: section starting with \"releasegate %s\"", name, name)
 		}
-		if !strings.Contains(c.help, "\nExamples:\n") {
+		if !strings.Contains(help, "\nExamples:\n") {
 			t.Errorf("%s: help has no examples", name)
 		}
 		for _, args := range [][]string{{name, "-h"}, {name, "--help"}, {"help", name}} {
 			code, stdout, stderr := runCmd(t, args...)
-			if code != exitOK || stdout != c.help || stderr != "" {
+			if code != exitOK || stdout != help || stderr != "" {
 				t.Errorf("%v: exit %d, stderr %q; want the help on stdout", args, code, stderr)
 			}
 		}
@@ -129,8 +137,9 @@ func TestEveryCommandHasHelp(t *testing.T) {
 }
 
 func TestHelpFlagsExist(t *testing.T) {
-	for name, c := range commands() {
-		flags := append(helpFlags(c.help), mentionedFlags(strings.Join(usageLines(c.help), "\n"))...)
+	for name := range commands() {
+		help := helpOf(name)
+		flags := append(helpFlags(help), mentionedFlags(strings.Join(usageLines(help), "\n"))...)
 		for _, f := range flags {
 			if !flagDefined(name, f) {
 				t.Errorf("%s: help mentions %s, which the command does not define", name, f)
@@ -185,8 +194,7 @@ func referenceProblems(readme string) []string {
 			continue
 		}
 		name := fields[1]
-		c, ok := cmds[name]
-		if !ok {
+		if _, ok := cmds[name]; !ok {
 			report("it documents %q, which is not a command", name)
 			continue
 		}
@@ -194,7 +202,8 @@ func referenceProblems(readme string) []string {
 			report("it documents %s twice", name)
 		}
 		documented[name] = true
-		if want := strings.Join(usageLines(c.help), "\n"); blocks[0] != want {
+		help := helpOf(name)
+		if want := strings.Join(usageLines(help), "\n"); blocks[0] != want {
 			report("usage of %s is\n%s\nbut the help says\n%s", name, blocks[0], want)
 		}
 		mentioned := mentionedFlags(part)
@@ -203,7 +212,7 @@ func referenceProblems(readme string) []string {
 				report("it mentions %s under %s, which does not define it", f, name)
 			}
 		}
-		for _, f := range helpFlags(c.help) {
+		for _, f := range helpFlags(help) {
 			if !slices.Contains(mentioned, f) {
 				report("it does not mention %s of %s", f, name)
 			}

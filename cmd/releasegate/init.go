@@ -63,7 +63,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, initHelp)
+		fmt.Fprint(stdout, helpText(fs, initHelp))
 		return exitOK
 	case err != nil:
 		return usageError(stderr, "init", "%v", err)

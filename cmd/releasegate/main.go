@@ -37,23 +37,23 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// command is one subcommand: its one-line summary, its full help, and the
-// function that runs it with the arguments after its name.
+// command is one subcommand: its one-line summary and the function that
+// runs it with the arguments after its name. Its full help is what it
+// prints for -h, built from its flags (see helpText).
 type command struct {
 	summary string
-	help    string
 	run     func(args []string, stdout, stderr io.Writer) int
 }
 
 func commands() map[string]command {
 	return map[string]command{
-		"evaluate": {summary: "judge snapshots and decide PASS, REVIEW or BLOCK", help: evaluateHelp, run: runEvaluate},
-		"build":    {summary: "write the report site: overview, snapshots, drilldowns, policy", help: buildHelp, run: runBuild},
-		"init":     {summary: "start a new project: sample data, README and CI workflows", help: initHelp, run: runInit},
-		"version":  {summary: "print the version of releasegate and of Go", help: versionHelp, run: runVersion},
-		"bundle":   {summary: "pack the site and its inputs into one verifiable zip", help: bundleHelp, run: runBundle},
-		"verify":   {summary: "check a bundle is unchanged and its decisions still hold", help: verifyHelp, run: runVerify},
-		"serve":    {summary: "serve the site and rebuild it as the data changes", help: serveHelp, run: runServe},
+		"evaluate": {summary: "judge snapshots and decide PASS, REVIEW or BLOCK", run: runEvaluate},
+		"build":    {summary: "write the report site: overview, snapshots, drilldowns, policy", run: runBuild},
+		"init":     {summary: "start a new project: sample data, README and CI workflows", run: runInit},
+		"version":  {summary: "print the version of releasegate and of Go", run: runVersion},
+		"bundle":   {summary: "pack the site and its inputs into one verifiable zip", run: runBundle},
+		"verify":   {summary: "check a bundle is unchanged and its decisions still hold", run: runVerify},
+		"serve":    {summary: "serve the site and rebuild it as the data changes", run: runServe},
 	}
 }
 
@@ -70,8 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 {
 			if c, ok := cmds[rest[0]]; ok {
-				fmt.Fprint(stdout, c.help)
-				return exitOK
+				return c.run([]string{"-h"}, stdout, stderr)
 			}
 			fmt.Fprintf(stderr, "releasegate: unknown command %q\n", rest[0])
 			return exitUsage
@@ -102,6 +101,10 @@ func usage(cmds map[string]command) string {
 	return b.String()
 }
 
+// dataUsage describes the --data flag every command that reads a data
+// folder has.
+const dataUsage = "read the inputs from the data folder `DIR`"
+
 // newFlags returns a flag set that reports problems instead of exiting;
 // parseFlags words them and prints the command's help on -h.
 func newFlags(name string) *flag.FlagSet {
@@ -117,7 +120,7 @@ func parseFlags(fs *flag.FlagSet, help string, args []string, stdout, stderr io.
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, help)
+		fmt.Fprint(stdout, helpText(fs, help))
 		return exitOK
 	case err != nil:
 		fmt.Fprintf(stderr, "releasegate %s: %v\nRun \"releasegate help %s\" for usage.\n", fs.Name(), err, fs.Name())
@@ -127,6 +130,68 @@ func parseFlags(fs *flag.FlagSet, help string, args []string, stdout, stderr io.
 		return exitUsage
 	}
 	return -1
+}
+
+// helpText is a command's full help: help, which holds everything but
+// the flags, with a "Flags:" section put in before its "Examples:". The
+// section is built from the flags' own usage strings, so the help cannot
+// list a flag the command lacks or miss one it has.
+func helpText(fs *flag.FlagSet, help string) string {
+	flags := flagList(fs)
+	if flags == "" {
+		return help
+	}
+	text, examples, ok := strings.Cut(help, "\nExamples:\n")
+	if !ok {
+		return help + "\nFlags:\n" + flags
+	}
+	return text + "\nFlags:\n" + flags + "\nExamples:\n" + examples
+}
+
+// helpWidth is the width help text is wrapped to.
+const helpWidth = 80
+
+// flagList lists fs's flags in name order, one a line with its usage
+// beside it, wrapped to helpWidth: "  --data DIR  read the inputs from
+// ...". As with flag.PrintDefaults, a back-quoted word in the usage names
+// the flag's value, and a default other than the zero value is shown.
+func flagList(fs *flag.FlagSet) string {
+	type row struct{ name, usage string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		value, usage := flag.UnquoteUsage(f)
+		name := "--" + f.Name
+		if len(f.Name) == 1 {
+			name = "-" + f.Name
+		}
+		if value != "" {
+			name += " " + value
+		}
+		if f.DefValue != "" && f.DefValue != "false" {
+			usage += fmt.Sprintf(" (default %q)", f.DefValue)
+		}
+		rows = append(rows, row{name, usage})
+		width = max(width, len(name))
+	})
+	var b strings.Builder
+	indent := strings.Repeat(" ", 2+width+2)
+	for _, r := range rows {
+		line := fmt.Sprintf("  %-*s  ", width, r.name)
+		for i, word := range strings.Fields(r.usage) {
+			if i > 0 && len(line)+1+len(word) > helpWidth {
+				b.WriteString(line + "\n")
+				line = indent + word
+				continue
+			}
+			if i > 0 {
+				line += " "
+			}
+			line += word
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
 }
 
 // usageError reports bad usage of a command.

@@ -29,14 +29,6 @@ every page shows the file, line and field to fix.
 
 Stop with Ctrl-C.
 
-Flags:
-  --data DIR   data folder (default "data")
-  --watch      rebuild on every change and reload the open pages
-  --addr ADDR  address to listen on (default "127.0.0.1:8080")
-  --open       open the site in the default browser (xdg-open)
-  --web DIR    read templates/ and assets/ from DIR instead of the built-in
-               copies, and watch them too (for editing the report's look)
-
 Examples:
 
   releasegate serve --watch
@@ -45,11 +37,11 @@ Examples:
 
 func runServe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("serve")
-	data := fs.String("data", "data", "")
-	watch := fs.Bool("watch", false, "")
-	addr := fs.String("addr", serve.DefaultAddr, "")
-	open := fs.Bool("open", false, "")
-	web := fs.String("web", "", "")
+	data := fs.String("data", "data", dataUsage)
+	watch := fs.Bool("watch", false, "rebuild on every change and reload the open pages")
+	addr := fs.String("addr", serve.DefaultAddr, "listen on `ADDR`")
+	open := fs.Bool("open", false, "open the site in the default browser (xdg-open)")
+	web := fs.String("web", "", "read templates/ and assets/ from `DIR` instead of the built-in copies, and watch them too (for editing the report's look)")
 	if code := parseFlags(fs, serveHelp, args, stdout, stderr); code >= 0 {
 		return code
 	}

@@ -41,7 +41,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, verifyHelp)
+		fmt.Fprint(stdout, helpText(fs, verifyHelp))
 		return exitOK
 	case err != nil:
 		return usageError(stderr, "verify", "%v", err)
