@@ -8,7 +8,6 @@ package evaluator
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math/big"
 	"os"
 	"sync"
@@ -185,21 +184,6 @@ func evaluateFile(s *suite.Suite, file load.SnapshotFile, opts Options) (*Snapsh
 	snap.Result.Inputs.OutputsSHA256 = sha
 	snap.Result.Meta = file.Meta
 	return snap, nil
-}
-
-// Judge judges a snapshot's outputs, given by case position (nil where
-// missing), and decides it. It is pure.
-func Judge(s *suite.Suite, label string, outputs []*suite.Output) *Snapshot {
-	if len(outputs) != len(s.Cases) {
-		panic(fmt.Sprintf("evaluator: %d outputs for %d cases", len(outputs), len(s.Cases)))
-	}
-	j := newJudging(s, true)
-	for i, o := range outputs {
-		if o != nil {
-			j.add(i, o)
-		}
-	}
-	return j.finish(label)
 }
 
 // judging accumulates one snapshot's verdicts as its outputs arrive.

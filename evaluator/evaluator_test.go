@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -86,8 +87,14 @@ func TestMissingOutputBlocksCriticalCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	outputs := make([]*suite.Output, len(s.Cases))
-	snap := Judge(s, "empty", outputs)
+	empty := filepath.Join(t.TempDir(), "empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := EvaluateFile(s, "empty", empty, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := snap.Result
 	if r.Decision != decide.Block || r.CasesPassed != 0 || r.P95LatencyMS != nil || r.AvgCostUSD != nil {
 		t.Fatalf("empty snapshot: %+v", r)

@@ -76,9 +76,6 @@ func NewTree(dest string) (*Tree, error) {
 	return &Tree{dest: dest, stage: stage, dirs: map[string]bool{}}, nil
 }
 
-// Dir is the staging folder, for tools that write into it themselves.
-func (t *Tree) Dir() string { return t.stage }
-
 // Write stores one file at a slash-separated path relative to the tree.
 func (t *Tree) Write(rel string, data []byte) error {
 	return t.WriteFrom(rel, func(w io.Writer) error {
