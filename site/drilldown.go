@@ -126,9 +126,16 @@ func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 		p.Raw = rawOutput(out)
 		p.RawSource = fmt.Sprintf("line %d of outputs/%s.jsonl", out.Line, label)
 	}
-	for _, l := range v.info.Labels {
-		if l != label {
-			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + drilldownPath(l, c.ID), Text: l})
+	// The previous and the next snapshot only: the history page lists
+	// the rest, and a link to every other snapshot would make the site
+	// grow with the square of their number.
+	labels := v.info.Labels
+	if k := slices.Index(labels, label); k >= 0 {
+		if k > 0 {
+			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + drilldownPath(labels[k-1], c.ID), Text: labels[k-1] + " (previous)"})
+		}
+		if k+1 < len(labels) {
+			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + drilldownPath(labels[k+1], c.ID), Text: labels[k+1] + " (next)"})
 		}
 	}
 	exp := &c.Expected

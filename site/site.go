@@ -20,9 +20,11 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/site/write"
 )
@@ -108,6 +110,30 @@ type BuildOptions struct {
 	Web fs.FS
 	// Progress, when set, is told how many files are written so far.
 	Progress func(done, total int)
+	// Warn, when set, is told of what is worth a warning but does not
+	// stop the build: a sentence of HANDOFF.md that contradicts a
+	// computed decision.
+	Warn func(msg string)
+	// Written, when set, is told the size of the site written.
+	Written func(files int, bytes int64)
+}
+
+// Warnings are what a build warns about in the evaluated input: each
+// sentence of HANDOFF.md that names a snapshot with a decision other than
+// the computed one.
+func (in *Input) Warnings() []string {
+	if len(in.Handoff) == 0 || in.Release == nil {
+		return nil
+	}
+	decisions := map[string]decide.Decision{}
+	for _, s := range in.Release.Snapshots {
+		decisions[s.Label()] = s.Result.Decision
+	}
+	var out []string
+	for _, c := range CheckHandoff(in.Handoff, decisions) {
+		out = append(out, c.String())
+	}
+	return out
 }
 
 // Build evaluates the data folder and writes the whole site to out
@@ -140,12 +166,27 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	// The tree takes writes from any goroutine. Creating a file waits on
 	// the disk far longer than on the processor, so several writers keep
 	// the render workers busy meanwhile.
-	if err := r.run(r.allJobs(v), tree.Write, runOptions{writers: fileWriters, reuse: true, progress: opts.Progress}); err != nil {
+	var files atomic.Int64
+	var size atomic.Int64
+	write := func(path string, data []byte) error {
+		files.Add(1)
+		size.Add(int64(len(data)))
+		return tree.Write(path, data)
+	}
+	if err := r.run(r.allJobs(v), write, runOptions{writers: fileWriters, reuse: true, progress: opts.Progress}); err != nil {
 		tree.Abort()
 		return nil, err
 	}
 	if err := tree.Commit(); err != nil {
 		return nil, err
+	}
+	if opts.Warn != nil {
+		for _, w := range in.Warnings() {
+			opts.Warn(w)
+		}
+	}
+	if opts.Written != nil {
+		opts.Written(int(files.Load()), size.Load())
 	}
 	return in.Release, nil
 }

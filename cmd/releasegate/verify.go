@@ -1,12 +1,16 @@
 package main
 
 import (
+	"archive/zip"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
 
+	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/load"
+	"github.com/releasegate/releasegate/site"
 	"github.com/releasegate/releasegate/site/bundle"
 )
 
@@ -55,6 +59,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return failure(stderr, err)
 	}
 	printVerifyReport(stdout, rep)
+	for _, w := range handoffWarnings(fs.Arg(0), rep) {
+		fmt.Fprintf(stderr, "releasegate verify: warning: %s\n", w)
+	}
 	if !rep.Verified() {
 		fmt.Fprintf(stderr, "releasegate verify: %s: not verified (%d problems)\n", rep.Archive, len(rep.Problems))
 		return exitFail
@@ -87,4 +94,37 @@ func printVerifyReport(w io.Writer, rep *bundle.Report) {
 		fmt.Fprintf(tw, "    %s\t%s\t%s\n", s.Label, bundled, s.Recomputed)
 	}
 	tw.Flush()
+}
+
+// handoffWarnings checks the bundled HANDOFF.md against the recomputed
+// decisions: a sentence naming a snapshot with another decision is worth
+// a warning, not a failure. A bundle without the file has nothing to say.
+func handoffWarnings(archive string, rep *bundle.Report) []string {
+	if rep.Root == "" || len(rep.Snapshots) == 0 {
+		return nil
+	}
+	zr, err := zip.OpenReader(archive)
+	if err != nil {
+		return nil
+	}
+	defer zr.Close()
+	f, err := zr.Open(rep.Root + "/" + bundle.InputsDir + "/" + load.HandoffFile)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	// Verify has checked the entry against MANIFEST and the size limits.
+	src, err := io.ReadAll(io.LimitReader(f, 16<<20))
+	if err != nil {
+		return nil
+	}
+	decisions := map[string]decide.Decision{}
+	for _, s := range rep.Snapshots {
+		decisions[s.Label] = s.Recomputed
+	}
+	var out []string
+	for _, c := range site.CheckHandoff(src, decisions) {
+		out = append(out, c.String())
+	}
+	return out
 }
