@@ -18,21 +18,8 @@ import (
 	"github.com/releasegate/releasegate/site/bundle"
 )
 
-// viewport is a window size a reader has.
-type viewport struct {
-	name          string
-	width, height int64
-	mobile        bool
-}
-
-// viewports are the sizes every layout check runs at: two laptops and a
-// phone. The size is set before the page loads and never changed after,
-// as a reader's window is.
-var viewports = []viewport{
-	{"1280x900", 1280, 900, false},
-	{"1024x768", 1024, 768, false},
-	{"390x844", 390, 844, true},
-}
+// The viewport type and the three viewports every layout check runs at
+// are in views_test.go.
 
 // atViewport returns a tab setup that gives the page the viewport's size
 // (and, for the phone, its touch screen and meta viewport handling)
@@ -46,8 +33,8 @@ func atViewport(vp viewport) func(tb *tab) error {
 	}
 }
 
-// openAt opens rel of s in a new tab at vp, in the given colour scheme.
-func openAt(t *testing.T, s served, rel string, vp viewport, scheme string) *tab {
+// openSized opens rel of s in a new tab at vp, in the given colour scheme.
+func openSized(t *testing.T, s served, rel string, vp viewport, scheme string) *tab {
 	t.Helper()
 	tb := openTab(t, shared.needBrowser(t), s.inScope).withTimeout(t, pageTimeout)
 	if err := colorScheme(scheme)(tb); err != nil {
@@ -103,7 +90,7 @@ func TestOverviewPagesFitTheWindow(t *testing.T) {
 	for _, vp := range viewports {
 		for _, rel := range overviewPages {
 			t.Run(vp.name+"/"+rel, func(t *testing.T) {
-				tb := openAt(t, s, rel, vp, "light")
+				tb := openSized(t, s, rel, vp, "light")
 				got, err := eval[widthProbe](tb, widthProbeJS)
 				if err != nil {
 					t.Fatal(err)
@@ -156,7 +143,7 @@ func TestVerdictInFirstScreen(t *testing.T) {
 	s := serveHTTP(t, shared.sampleSite(t))
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
-			tb := openAt(t, s, "index.html", vp, "light")
+			tb := openSized(t, s, "index.html", vp, "light")
 			got, err := eval[verdictProbe](tb, verdictProbeJS)
 			if err != nil {
 				t.Fatal(err)
@@ -199,7 +186,7 @@ func TestHandoffContradictionShown(t *testing.T) {
 	s := serveHTTP(t, dir)
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
-			tb := openAt(t, s, "handoff.html", vp, "light")
+			tb := openSized(t, s, "handoff.html", vp, "light")
 			type flag struct {
 				Text    string  `json:"text"`
 				Visible bool    `json:"visible"`
@@ -400,7 +387,7 @@ func TestYearOfSnapshotsOverviewFitsOneScreen(t *testing.T) {
 	s := serveHTTP(t, dir)
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
-			tb := openAt(t, s, "index.html", vp, "light")
+			tb := openSized(t, s, "index.html", vp, "light")
 			got, err := eval[struct {
 				Verdict string    `json:"verdict"`
 				Bottoms []float64 `json:"bottoms"`
@@ -459,7 +446,7 @@ func TestOverviewScreenshots(t *testing.T) {
 		for _, vp := range viewports {
 			for _, scheme := range []string{"light", "dark"} {
 				t.Run(rel+"/"+vp.name+"/"+scheme, func(t *testing.T) {
-					tb := openAt(t, s, rel, vp, scheme)
+					tb := openSized(t, s, rel, vp, scheme)
 					shot, err := chromedp.Run(tb.ctx, chromedp.CaptureScreenshot())
 					if err != nil {
 						t.Fatal(err)
@@ -491,7 +478,7 @@ func TestPrintedPages(t *testing.T) {
 	dir := screenshotDir(t)
 	for _, rel := range []string{"index.html", "snapshots/candidate-v2/ER-007.html"} {
 		t.Run(rel, func(t *testing.T) {
-			tb := openAt(t, s, rel, viewports[0], "light")
+			tb := openSized(t, s, rel, viewports[0], "light")
 			pdf, err := chromedp.Call(tb.ctx, page.PrintToPDF, page.PrintToPDFParams{})
 			if err != nil {
 				t.Fatal(err)
