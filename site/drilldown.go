@@ -73,15 +73,19 @@ type ForbiddenRow struct {
 type CitationRow struct {
 	ID        string
 	Href      string // the rule on policy.html; "" when it is no rule
-	Class     string // "current", "outdated", "unknown", "missing"
+	Class     string // "current", "outdated", "unknown", "missing", "unchecked"
 	State     string // in words
 	Icon      string // decoration beside State
 	Successor *NavLink
 }
 
 // citationRow checks a cited identifier; policy is the relative href of
-// policy.html.
+// policy.html. Without POLICY.md (p nil) nothing is checked and there is
+// no policy page to link.
 func citationRow(id string, p *suite.Policy, policy string) CitationRow {
+	if p == nil {
+		return CitationRow{ID: id, Class: "unchecked", State: "not checked: the data folder has no POLICY.md", Icon: "–"}
+	}
 	c := judge.CheckCitation(id, p)
 	row := CitationRow{ID: id, Icon: "⚠"}
 	switch c.State {
