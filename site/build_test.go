@@ -240,9 +240,9 @@ func TestCheckOut(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := checkOut(data, tt.out)
+			err := CheckOut(data, tt.out)
 			if (err != nil) != tt.refused {
-				t.Errorf("checkOut(%s) = %v, refused want %v", tt.out, err, tt.refused)
+				t.Errorf("CheckOut(%s) = %v, refused want %v", tt.out, err, tt.refused)
 			}
 		})
 	}
@@ -359,7 +359,7 @@ func TestRenderRefusesReleaseWithoutOutputs(t *testing.T) {
 // sampleInput evaluates the sample data as Build does.
 func sampleInput(t testing.TB) *Input {
 	t.Helper()
-	in, err := loadInput(sampleData)
+	in, err := Load(sampleData)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@
 package site
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"html/template"
@@ -106,6 +107,9 @@ func (r *Renderer) RenderShared(in *Input, emit Emit) error {
 
 // BuildOptions tune Build.
 type BuildOptions struct {
+	// Context stops the build when done: files stop being written and the
+	// staged site is removed. Nil means never.
+	Context context.Context
 	// Web holds templates/ and assets/; nil means the embedded copies.
 	Web fs.FS
 	// Progress, when set, is told how many files are written so far.
@@ -140,8 +144,12 @@ func (in *Input) Warnings() []string {
 // atomically: a failed build leaves out as it was. A missing HANDOFF.md
 // is no error: the site then has no handoff page and links to none.
 func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
-	if err := checkOut(data, out); err != nil {
+	if err := CheckOut(data, out); err != nil {
 		return nil, err
+	}
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	web := opts.Web
 	if web == nil {
@@ -151,7 +159,7 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := loadInput(data)
+	in, err := Load(data)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +167,7 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	if err != nil {
 		return nil, err
 	}
-	tree, err := write.NewTree(out)
+	tree, err := write.NewTree(ctx, out)
 	if err != nil {
 		return nil, err
 	}
@@ -194,24 +202,47 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 // fileWriters is how many goroutines write a build's files.
 const fileWriters = 4
 
-// loadInput evaluates the data folder with every output kept and reads
-// its HANDOFF.md, which may be missing.
-func loadInput(data string) (*Input, error) {
+// Load is the pipeline of every command that shows or packs a release
+// (build, bundle, verify, serve): it runs load → judge → decide over the
+// data folder (evaluator.EvaluateDir) with every output kept for the
+// pages, and reads its HANDOFF.md, which may be missing.
+func Load(data string) (*Input, error) {
 	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: true, KeepInputs: true})
 	if err != nil {
 		return nil, err
 	}
-	handoff, err := os.ReadFile(filepath.Join(data, load.HandoffFile))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	handoff, err := ReadHandoff(data)
+	if err != nil {
 		return nil, err
 	}
 	return &Input{Release: rel, Handoff: handoff}, nil
 }
 
-// checkOut refuses an output folder whose replacement would destroy
+// ReadHandoff reads the data folder's HANDOFF.md under the rules of every
+// input (a regular file inside the folder, at most 16 MiB); nil when there
+// is none.
+func ReadHandoff(data string) ([]byte, error) {
+	handoff, err := load.ReadFile(data, filepath.Join(data, load.HandoffFile), load.MaxDocumentBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return handoff, err
+}
+
+// Render renders every file of the site of in with the embedded templates
+// and assets, handing each to emit: what Build writes, without a folder.
+func Render(in *Input, emit Emit) error {
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		return err
+	}
+	return r.RenderAll(in, emit)
+}
+
+// CheckOut refuses an output folder whose replacement would destroy
 // something that is not a site: the data folder or a folder holding it,
 // or a folder with files that no build or evaluate wrote.
-func checkOut(data, out string) error {
+func CheckOut(data, out string) error {
 	absOut, err := filepath.Abs(out)
 	if err != nil {
 		return err

@@ -52,9 +52,12 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		return usageError(stderr, "build", "--out must name a folder")
 	}
+	ctx, stop := interruptible()
+	defer stop()
 	var files int
 	var size int64
 	opts := site.BuildOptions{
+		Context:  ctx,
 		Progress: newProgress(stderr, *quiet),
 		Warn:     func(msg string) { fmt.Fprintf(stderr, "releasegate build: warning: %s\n", msg) },
 		Written:  func(n int, b int64) { files, size = n, b },

@@ -1,6 +1,7 @@
 package write
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -33,7 +34,7 @@ func TestTreeCommitReplacesEverything(t *testing.T) {
 	os.MkdirAll(filepath.Join(dest, "old"), 0o755)
 	os.WriteFile(filepath.Join(dest, "old", "stale.html"), []byte("stale"), 0o644)
 
-	tree, err := NewTree(dest)
+	tree, err := NewTree(context.Background(), dest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestTreeAbortLeavesDest(t *testing.T) {
 	dest := filepath.Join(parent, "public")
 	os.MkdirAll(dest, 0o755)
 	os.WriteFile(filepath.Join(dest, "index.html"), []byte("before"), 0o644)
-	tree, err := NewTree(dest)
+	tree, err := NewTree(context.Background(), dest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestTreeAbortLeavesDest(t *testing.T) {
 }
 
 func TestTreeRefusesPathsOutside(t *testing.T) {
-	tree, err := NewTree(filepath.Join(t.TempDir(), "public"))
+	tree, err := NewTree(context.Background(), filepath.Join(t.TempDir(), "public"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestFileFromKeepsOldContentOnFailure(t *testing.T) {
 
 func TestTreeWriteFrom(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "results")
-	tree, err := NewTree(dest)
+	tree, err := NewTree(context.Background(), dest)
 	if err != nil {
 		t.Fatal(err)
 	}
