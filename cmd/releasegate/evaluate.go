@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,6 +120,11 @@ func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
 	ctx, stop := interruptible()
 	defer stop()
 	if err := site.CheckOut(data, out); err != nil {
+		return failure(stderr, err)
+	}
+	// HANDOFF.md is not evaluated, but a data folder that build refuses is
+	// refused here too, before CI goes on to build it.
+	if err := load.Check(data, filepath.Join(data, load.HandoffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return failure(stderr, err)
 	}
 	// The JUnit report gives each case its recorded latency as its time,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
@@ -39,9 +40,13 @@ func (l *lineReader) next() ([]byte, int, error) {
 			l.long = append(l.long[:0], line...)
 			for errors.Is(err, bufio.ErrBufferFull) {
 				line, err = l.r.ReadSlice('\n')
-				if len(l.long)+len(line) > l.max+2 { // +2: the line end is not counted
+				need := len(l.long) + len(line)
+				if need > l.max+2 { // +2: the line end is not counted
 					l.long = nil
 					return nil, l.n + 1, &suite.InputError{File: l.file, Line: l.n + 1, Msg: fmt.Sprintf("line longer than the limit of %s", sizeText(int64(l.max)))}
+				}
+				if need > cap(l.long) { // double, but never past the limit
+					l.long = slices.Grow(l.long, min(max(need, 2*cap(l.long)), l.max+2)-len(l.long))
 				}
 				l.long = append(l.long, line...)
 			}

@@ -89,8 +89,11 @@ func CheckDir(dir, path string) error {
 	return nil
 }
 
-// checkRegular refuses what Open would refuse, without opening the file,
-// so a folder's inputs are all checked before any of them is read.
+// Check refuses what Open would refuse, without opening the file, so a
+// folder's inputs are all checked before any of them is read. A missing
+// file gives an error matching fs.ErrNotExist.
+func Check(dir, path string) error { return checkRegular(dir, path) }
+
 func checkRegular(dir, path string) error {
 	real, err := resolveInside(dir, path)
 	if err != nil {
