@@ -89,7 +89,9 @@ func TestHostileInputsAreRefused(t *testing.T) {
 		name string
 		args func(data, out string) []string
 	}{
-		{"evaluate", func(data, out string) []string { return []string{"evaluate", "--all", "--quiet", "--data", data, "--out", out} }},
+		{"evaluate", func(data, out string) []string {
+			return []string{"evaluate", "--all", "--quiet", "--data", data, "--out", out}
+		}},
 		{"build", func(data, out string) []string { return []string{"build", "--quiet", "--data", data, "--out", out} }},
 		{"bundle", func(data, out string) []string {
 			return []string{"bundle", "--quiet", "--data", data, "-o", filepath.Join(out, "handoff.zip")}
