@@ -40,6 +40,9 @@ type Options struct {
 	// Context stops the bundle when done; the staging folder is removed.
 	// Nil means never.
 	Context context.Context
+	// Limits are the ones verify will apply; the archive must stay within
+	// them. Zero fields take DefaultLimits.
+	Limits Limits
 
 	// afterLoad, when set, runs between evaluating the data folder and
 	// reading its files for the archive (tests change the data there).
@@ -124,7 +127,7 @@ func Create(opts Options) (*Created, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPacked(tmp); err != nil {
+	if err := checkPacked(tmp, opts.Limits); err != nil {
 		return nil, err
 	}
 	path := opts.Output
@@ -339,13 +342,13 @@ func packFile(path, tree string, opts PackOptions) (*Packed, string, error) {
 
 // checkPacked runs verify's archive checks on a written bundle, so that
 // bundle never hands over an archive its own verify refuses.
-func checkPacked(path string) error {
+func checkPacked(path string, limits Limits) error {
 	zr, err := zip.OpenReader(path)
 	if err != nil {
 		return err
 	}
 	defer zr.Close()
-	if _, err := checkEntries(path, zr.File, DefaultLimits()); err != nil {
+	if _, err := checkEntries(path, zr.File, limits.withDefaults()); err != nil {
 		var refused *RefusedError
 		if errors.As(err, &refused) {
 			return fmt.Errorf("bundle: the site cannot be bundled: verify would refuse it: %s", refused.Reason+entrySuffix(refused.Entry))

@@ -348,3 +348,33 @@ func lowerFirstCase(t *testing.T, d string) {
 		os.WriteFile(path, append(b, '\n'), 0o644)
 	}
 }
+
+func TestBundleRefusesWhatVerifyWouldRefuse(t *testing.T) {
+	tests := []struct {
+		limits Limits
+		want   string
+	}{
+		{Limits{MaxEntries: 20}, "verify would refuse it: 77 entries, more than the limit of 20"},
+		{Limits{MaxTotalSize: 100 << 10}, "more than the limit of 102400 bytes in total"},
+		{Limits{MaxFileSize: 10 << 10}, "per file"},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		_, err := Create(Options{Data: sampleData, Dir: dir, Limits: tt.limits})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("limits %+v: error %v, want one containing %q", tt.limits, err, tt.want)
+		}
+		if left := listFiles(t, dir); len(left) > 0 {
+			t.Errorf("a refused bundle left %v", left)
+		}
+	}
+	// Within the same limits, the bundle verifies.
+	limits := Limits{MaxEntries: 200, MaxTotalSize: 64 << 20}
+	c, err := Create(Options{Data: sampleData, Dir: t.TempDir(), Limits: limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Verify(c.Path, VerifyOptions{TempDir: t.TempDir(), Limits: limits}); err != nil || !rep.Verified() {
+		t.Fatalf("Verify = %+v, %v", rep, err)
+	}
+}
