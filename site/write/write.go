@@ -88,6 +88,11 @@ func NewTree(ctx context.Context, dest string) (*Tree, error) {
 		return nil, err
 	}
 	recoverDest(dest)
+	if info, err := os.Lstat(dest); err == nil && !info.IsDir() {
+		// Swapping would put a folder where a file or link was, and then
+		// delete that file as the old content.
+		return nil, fmt.Errorf("write: %s is not a folder; give a folder to write the release to", dest)
+	}
 	for _, kind := range []string{"ready", "old"} {
 		Sweep(parent, stagePrefix(dest, kind))
 	}

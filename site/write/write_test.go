@@ -288,3 +288,23 @@ func TestKeepCarriesOtherFiles(t *testing.T) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 }
+
+func TestNewTreeRefusesAFileOrLinkAsDest(t *testing.T) {
+	parent := t.TempDir()
+	file := filepath.Join(parent, "public")
+	os.WriteFile(file, []byte("keep me"), 0o644)
+	if _, err := NewTree(context.Background(), file); err == nil || !strings.Contains(err.Error(), "not a folder") {
+		t.Fatalf("NewTree over a file: %v", err)
+	}
+	link := filepath.Join(parent, "site")
+	os.Symlink(t.TempDir(), link)
+	if _, err := NewTree(context.Background(), link); err == nil {
+		t.Fatal("NewTree over a link succeeded")
+	}
+	if b, _ := os.ReadFile(file); string(b) != "keep me" {
+		t.Fatalf("the file changed: %q", b)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 2 {
+		t.Fatalf("left: %v", entries)
+	}
+}
