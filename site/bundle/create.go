@@ -217,6 +217,15 @@ func readInputs(data string, handoff []byte) ([]input, error) {
 			return nil, err
 		}
 		inputs = append(inputs, input{path: load.OutputsDir + "/" + filepath.Base(s.Path), data: b})
+		// A snapshot's provenance, when given, is an input of its pages.
+		meta := strings.TrimSuffix(s.Path, ".jsonl") + ".meta.json"
+		b, err = load.ReadFile(data, meta, load.MaxSmallJSONBytes)
+		switch {
+		case err == nil:
+			inputs = append(inputs, input{path: load.OutputsDir + "/" + filepath.Base(meta), data: b})
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, err
+		}
 	}
 	return inputs, nil
 }
@@ -244,7 +253,7 @@ func sameInputs(data string, inputs []input, rel *evaluator.Release) error {
 	outputs := 0
 	for _, in := range inputs {
 		sum, checked := want[in.path]
-		if strings.HasPrefix(in.path, load.OutputsDir+"/") {
+		if strings.HasPrefix(in.path, load.OutputsDir+"/") && strings.HasSuffix(in.path, ".jsonl") {
 			outputs++
 			if !checked {
 				return changedError(data, in.path)
