@@ -168,3 +168,14 @@ func TestLinksInsideTheDataFolderWork(t *testing.T) {
 		t.Fatalf("handoff.html: %v", err)
 	}
 }
+
+// TestVerifyRefusesAFIFO: verify does not wait on a FIFO named as the
+// bundle.
+func TestVerifyRefusesAFIFO(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "b.zip")
+	fifo(t, path)
+	code, stderr := runWithin(t, time.Second, "verify", path)
+	if code != exitFail || !strings.Contains(stderr, path+": not a regular file") {
+		t.Fatalf("status %d, message %q", code, stderr)
+	}
+}

@@ -37,7 +37,7 @@ func Open(dir, path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return openRegular(real, path)
+	return openRegular(real, path, notInside)
 }
 
 // OpenNamed opens a file the user named on the command line, which may
@@ -45,9 +45,9 @@ func Open(dir, path string) (*os.File, error) {
 func OpenNamed(path string) (*os.File, error) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		return nil, err
+		return nil, &fs.PathError{Op: "open", Path: path, Err: unwrapPath(err)}
 	}
-	return openRegular(real, path)
+	return openRegular(real, path, "not a regular file")
 }
 
 // ReadFile reads the input at path inside the data folder dir, refusing
@@ -143,12 +143,12 @@ func resolveInside(dir, path string) (string, error) {
 // openRegular opens the resolved path real without following a link
 // swapped in since it was resolved and without blocking on a FIFO, and
 // refuses anything but a regular file. name is the path as the user gave
-// it, for messages.
-func openRegular(real, name string) (*os.File, error) {
+// it, for messages; refused is what to say when the file is not regular.
+func openRegular(real, name, refused string) (*os.File, error) {
 	f, err := os.OpenFile(real, os.O_RDONLY|openFlags, 0)
 	if err != nil {
 		if isLinkError(err) {
-			return nil, &suite.InputError{File: name, Msg: notInside}
+			return nil, &suite.InputError{File: name, Msg: refused}
 		}
 		return nil, fmt.Errorf("%s: %w", name, unwrapPath(err))
 	}
@@ -159,7 +159,7 @@ func openRegular(real, name string) (*os.File, error) {
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, &suite.InputError{File: name, Msg: notInside}
+		return nil, &suite.InputError{File: name, Msg: refused}
 	}
 	return f, nil
 }

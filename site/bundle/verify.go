@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/site"
 	"github.com/releasegate/releasegate/site/write"
 )
@@ -90,7 +91,7 @@ func Verify(archive string, opts VerifyOptions) (*Report, error) {
 }
 
 func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := load.OpenNamed(path)
 	if err != nil {
 		return "", err
 	}
