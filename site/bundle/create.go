@@ -218,7 +218,7 @@ func readInputs(data string, handoff []byte) ([]input, error) {
 		}
 		inputs = append(inputs, input{path: load.OutputsDir + "/" + filepath.Base(s.Path), data: b})
 		// A snapshot's provenance, when given, is an input of its pages.
-		meta := strings.TrimSuffix(s.Path, ".jsonl") + ".meta.json"
+		meta := strings.TrimSuffix(s.Path, ".jsonl") + load.MetaSuffix
 		b, err = load.ReadFile(data, meta, load.MaxSmallJSONBytes)
 		switch {
 		case err == nil:
