@@ -354,7 +354,7 @@ func TestBundleRefusesWhatVerifyWouldRefuse(t *testing.T) {
 		limits Limits
 		want   string
 	}{
-		{Limits{MaxEntries: 20}, "verify would refuse it: 77 entries, more than the limit of 20"},
+		{Limits{MaxEntries: 20}, " entries, more than the limit of 20"},
 		{Limits{MaxTotalSize: 100 << 10}, "more than the limit of 102400 bytes in total"},
 		{Limits{MaxFileSize: 10 << 10}, "per file"},
 	}
