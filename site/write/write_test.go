@@ -186,7 +186,7 @@ func TestNewTreeSweepsAbandonedStagesOnly(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	want := []string{filepath.Base(running.Dir()), filepath.Base(tree.Dir()), "public", "public.new-9"}
+	want := []string{filepath.Base(running.stage.Dir), filepath.Base(tree.stage.Dir), "public", "public.new-9"}
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
 		t.Fatalf("beside dest: %v, want %v", names, want)
