@@ -81,7 +81,7 @@ func TestSiteGrowsLinearlyInSnapshots(t *testing.T) {
 	for _, n := range []int{20, 80} {
 		data := filepath.Join(t.TempDir(), "data")
 		writeNightlySuite(t, data, 24, n)
-		in, err := loadInput(data)
+		in, err := Load(data)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -74,10 +74,10 @@ func TestSizeWarnings(t *testing.T) {
 		want      []string
 	}{
 		{"small", 68, 1_500_000, 3, nil},
-		{"over Pages", 1000, 1_200_000_000, 3, []string{"over GitHub Pages' limit of 1 GB", "that bundle and verify accept expanded"}},
-		{"too many entries", 49_990, 100_000_000, 10, []string{"over the limit of 50000"}},
-		{"just within", 49_990 - 6 - 3, 100_000_000, 3, nil},
-		{"over the bundle's size", 100, 600_000_000, 3, []string{"that bundle and verify accept expanded"}},
+		{"over Pages", 1000, 1_200_000_000, 3, []string{"over GitHub Pages' limit of 1 GB"}},
+		{"too many entries", 999_990, 100_000_000, 10, []string{"over the limit of 1000000"}},
+		{"just within", 999_990 - 6 - 3, 100_000_000, 3, nil},
+		{"over the bundle's size", 100, 9_000_000_000, 3, []string{"over GitHub Pages' limit of 1 GB", "that bundle and verify accept expanded"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -569,7 +569,7 @@ func TestBundleFooterNamesTheBundle(t *testing.T) {
 	t.Parallel()
 	browser := shared.needBrowser(t)
 	tmp := t.TempDir()
-	created, err := bundle.Create(bundle.Options{Data: sampleData, Dir: tmp, TempDir: tmp, Build: buildForBundle})
+	created, err := bundle.Create(bundle.Options{Data: sampleData, Dir: tmp})
 	if err != nil {
 		t.Fatalf("create the bundle: %v", err)
 	}
