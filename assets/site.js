@@ -1,18 +1,114 @@
-// releasegate report site: charts that follow the window size and the
+// releasegate report site: charts that fit their boxes and follow the
 // colour scheme (the case tables are tables.js's). Every page works
 // without this file; it only adds convenience.
 (function () {
   "use strict";
 
-  // Charts: go-echarts draws each chart from an inline script before this
-  // file runs; here they are resized with the window and recoloured for
-  // a dark scheme.
+  // Charts: each chart box names a JSON data block holding its options
+  // (built by go-echarts) and the page each bar opens. The chart is drawn
+  // here, sized to its box, and follows the box whenever it changes size.
+  // Labels that do not fit are turned and shortened, with the full text
+  // in the tooltip; a chart of many bars shows them all, with a zoom for
+  // detail, and its value axis always reaches the limit line.
+  var labelFont = 12;
+
+  // textWidth estimates the width of a label in pixels.
+  function textWidth(s) { return s.length * labelFont * 0.6; }
+
+  // axisLabel decides how the category labels fit a box width.
+  function axisLabel(categories, width) {
+    var longest = 0;
+    categories.forEach(function (c) { longest = Math.max(longest, textWidth(String(c))); });
+    var plot = Math.max(80, width - 90);
+    var slot = plot / Math.max(1, categories.length);
+    if (longest + 8 <= slot) return { rotate: 0, width: slot, overflow: "truncate", interval: 0 };
+    // Turned labels: as long as a third of the box allows, the rest cut.
+    var room = Math.max(48, Math.min(longest, width / 3));
+    var many = categories.length * (labelFont + 4) > plot;
+    return { rotate: many ? 90 : 40, width: room, overflow: "truncate", interval: many ? "auto" : 0, hideOverlap: true };
+  }
+
+  function layoutOptions(spec, width) {
+    var categories = spec.options.xAxis[0].data || [];
+    var many = categories.length * 6 > width;
+    var label = axisLabel(categories, width);
+    return {
+      grid: { left: 12, right: 28, top: 40, bottom: many ? 48 : 12, containLabel: true },
+      xAxis: [{ axisLabel: label }],
+      dataZoom: many ? [
+        { type: "inside", start: 0, end: 100 },
+        { type: "slider", start: 0, end: 100, height: 18, bottom: 10, showDetail: false }
+      ] : []
+    };
+  }
+
+  function linkOf(spec, index) {
+    if (spec.links) return spec.links[index];
+    if (spec.keys) return spec.linkPrefix + spec.keys[index] + spec.linkSuffix;
+    return null;
+  }
+
+  function drawChart(wrap) {
+    var box = wrap.querySelector("[data-chart]");
+    var block = box && document.getElementById(box.getAttribute("data-chart"));
+    if (!block) return null;
+    var spec = JSON.parse(block.textContent);
+    wrap.hidden = false;
+    box.style.height = spec.height + "px";
+    var chart = echarts.init(box, null, { renderer: "canvas", width: box.clientWidth, height: spec.height });
+    var options = spec.options;
+    options.tooltip = Object.assign({}, options.tooltip, { confine: true });
+    if (spec.floor > 0) {
+      options.yAxis[0].max = function (extent) { return Math.max(extent.max, spec.floor); };
+    }
+    var layout = layoutOptions(spec, box.clientWidth);
+    options.grid = layout.grid;
+    options.xAxis[0].axisLabel = Object.assign({}, options.xAxis[0].axisLabel, layout.xAxis[0].axisLabel);
+    options.dataZoom = layout.dataZoom;
+    chart.setOption(options);
+
+    var width = box.clientWidth;
+    function fit() {
+      if (box.clientWidth === 0) return;
+      if (box.clientWidth !== width) {
+        width = box.clientWidth;
+        chart.setOption(layoutOptions(spec, width), { replaceMerge: ["dataZoom"] });
+      }
+      chart.resize({ width: width, height: spec.height });
+    }
+    if (typeof ResizeObserver !== "undefined") {
+      new ResizeObserver(fit).observe(box);
+    } else {
+      window.addEventListener("resize", fit);
+    }
+
+    // A click anywhere over a bar's column opens that bar's page: with
+    // thousands of cases a bar is thinner than a pointer.
+    if (linkOf(spec, 0) !== null) {
+      var zr = chart.getZr();
+      var indexAt = function (e) {
+        var at = [e.offsetX, e.offsetY];
+        if (!chart.containPixel("grid", at)) return -1;
+        var i = chart.convertFromPixel({ xAxisIndex: 0 }, at);
+        i = Array.isArray(i) ? i[0] : i;
+        return typeof i === "number" && i >= 0 && i < spec.options.xAxis[0].data.length ? Math.round(i) : -1;
+      };
+      zr.on("mousemove", function (e) { zr.setCursorStyle(indexAt(e) >= 0 ? "pointer" : "default"); });
+      zr.on("click", function (e) {
+        var i = indexAt(e);
+        if (i >= 0) location.href = linkOf(spec, i);
+      });
+    }
+    box.releasegateFit = fit;
+    return chart;
+  }
+
   function charts() {
     if (typeof echarts === "undefined") return [];
     var found = [];
-    Array.prototype.forEach.call(document.querySelectorAll(".chart .item"), function (el) {
-      var chart = echarts.getInstanceByDom(el);
-      if (chart) found.push(chart);
+    Array.prototype.forEach.call(document.querySelectorAll(".chart"), function (wrap) {
+      var chart = drawChart(wrap);
+      if (chart) found.push({ chart: chart, box: wrap.querySelector("[data-chart]") });
     });
     return found;
   }
@@ -20,8 +116,8 @@
   function recolour(list, dark) {
     var text = dark ? "#d5dde6" : "#3b434b";
     var grid = dark ? "#323a44" : "#e3e7eb";
-    list.forEach(function (chart) {
-      chart.setOption({
+    list.forEach(function (c) {
+      c.chart.setOption({
         textStyle: { color: text },
         xAxis: [{ axisLabel: { color: text }, axisLine: { lineStyle: { color: grid } } }],
         yAxis: [{ axisLabel: { color: text }, nameTextStyle: { color: text }, splitLine: { lineStyle: { color: grid } } }],
@@ -40,17 +136,15 @@
     if (scheme && scheme.addEventListener) {
       scheme.addEventListener("change", function (e) { recolour(list, e.matches); });
     }
-    window.addEventListener("resize", function () {
-      list.forEach(function (chart) { chart.resize(); });
-    });
-    // Printing uses the light scheme whatever the screen shows.
-    var print = window.matchMedia ? window.matchMedia("print") : null;
-    if (print && print.addEventListener) {
-      print.addEventListener("change", function (e) {
-        recolour(list, !e.matches && scheme !== null && scheme.matches);
-        list.forEach(function (chart) { chart.resize(); });
-      });
-    }
+    // Printing uses the light scheme whatever the screen shows, and the
+    // page's printed width.
+    var fitAll = function () { list.forEach(function (c) { c.box.releasegateFit(); }); };
+    var forPrint = function (printing) {
+      recolour(list, !printing && scheme !== null && scheme.matches);
+      fitAll();
+    };
+    window.addEventListener("beforeprint", function () { forPrint(true); });
+    window.addEventListener("afterprint", function () { forPrint(false); });
   }
 
   // Provenance: an unpacked bundle's top folder is named

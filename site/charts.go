@@ -1,6 +1,8 @@
 package site
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"math"
@@ -12,25 +14,45 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
 
-// Chart is one go-echarts chart rendered as a snippet for a page: the
-// element it draws into and the inline script that draws it.
+// Chart is one bar chart as a page carries it: an empty box that
+// assets/site.js draws into, and the chart's options as a JSON data
+// block. A data block is never executed, so pages need no inline script
+// and satisfy the site's Content-Security-Policy. The box is hidden until
+// the script draws, so a reader without JavaScript meets no empty frame.
 type Chart struct {
 	ID      string
-	Element template.HTML
-	Script  template.HTML
+	Element template.HTML // the box
+	Script  template.HTML // the JSON data block the box names
 	// assets are the scripts the chart needs, relative to the page.
 	assets []string
 }
 
-// chartID is what go-echarts may use as an element id and, prefixed, as a
-// JavaScript variable name: a "-" would be a syntax error there.
+// chartData is what site.js reads from a chart's data block.
+type chartData struct {
+	// Options are go-echarts' options for echarts.setOption.
+	Options map[string]any `json:"options"`
+	// Height of the box in CSS pixels; the width is the box's.
+	Height int `json:"height"`
+	// Floor is the least top of the value axis, so that every reference
+	// line stays in view however far the reader zooms in; 0 for none.
+	Floor float64 `json:"floor,omitempty"`
+	// Links open the page of each bar: Links[i], or, when all follow one
+	// pattern, LinkPrefix + Keys[i] + LinkSuffix.
+	Links      []string `json:"links,omitempty"`
+	LinkPrefix string   `json:"linkPrefix,omitempty"`
+	LinkSuffix string   `json:"linkSuffix,omitempty"`
+	Keys       []string `json:"keys,omitempty"`
+}
+
+// chartID is what a chart may use as an element id: letters, digits and
+// "_", so it is safe in any attribute and selector.
 var chartID = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 
 // chartText makes text from the data safe to place in chart options.
-// go-echarts writes options into <script> without HTML escaping, so "<",
-// ">" and "&" become look-alike full-width signs that no HTML parser
-// reads as markup; and it turns any string wrapped in "__f__" into live
-// JavaScript, so that marker is removed until none is left.
+// "<", ">" and "&" become look-alike full-width signs, so that no label
+// can be read as markup wherever the chart library shows it; go-echarts'
+// "__f__" function marker is removed until none is left, so that no
+// string ever looks like code to a tool that would unwrap it.
 func chartText(s string) string {
 	s = markupLookalikes.Replace(s)
 	for strings.Contains(s, "__f__") {
@@ -57,11 +79,15 @@ type barSpec struct {
 	Root       string // the page's way back to the site root
 	Categories []string
 	Values     []float64
-	Over       []bool // bars drawn in the warning colour
+	Over       []bool   // bars drawn in the warning colour
+	Links      []string // the page each bar opens, relative to the page; optional
 	AxisName   string
 	Lines      []refLine
-	Height     string
+	Height     int // CSS pixels; 0 means defaultChartHeight
 }
+
+// defaultChartHeight is the height of a chart box in CSS pixels.
+const defaultChartHeight = 320
 
 // The chart palette has enough contrast on the light and the dark page.
 const (
@@ -71,11 +97,10 @@ const (
 	referenceColour = "#6b7280"
 )
 
-// manyBars is the count above which a chart gets a zoom slider, so a
-// suite of thousands of cases stays readable.
-const manyBars = 25
-
-// renderBar builds the chart and renders it as a snippet.
+// renderBar builds the chart's options with go-echarts and renders the box
+// and the data block. How the chart fits its box (label rotation and
+// truncation, zoom for many bars, resizing) is decided by site.js, which
+// knows the box's size.
 func renderBar(spec barSpec) (Chart, error) {
 	if !chartID.MatchString(spec.ID) {
 		return Chart{}, fmt.Errorf("site: chart id %q must be letters, digits and _ only", spec.ID)
@@ -83,9 +108,12 @@ func renderBar(spec barSpec) (Chart, error) {
 	if len(spec.Values) != len(spec.Categories) {
 		return Chart{}, fmt.Errorf("site: chart %s has %d values for %d categories", spec.ID, len(spec.Values), len(spec.Categories))
 	}
+	if spec.Links != nil && len(spec.Links) != len(spec.Categories) {
+		return Chart{}, fmt.Errorf("site: chart %s has %d links for %d categories", spec.ID, len(spec.Links), len(spec.Categories))
+	}
 	height := spec.Height
-	if height == "" {
-		height = "320px"
+	if height <= 0 {
+		height = defaultChartHeight
 	}
 	categories := make([]string, len(spec.Categories))
 	data := make([]opts.BarData, len(spec.Values))
@@ -101,39 +129,22 @@ func renderBar(spec barSpec) (Chart, error) {
 	}
 
 	bar := charts.NewBar()
-	xAxis := opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{}}
-	global := []charts.GlobalOpts{
-		charts.WithInitializationOpts(opts.Initialization{
-			ChartID:    spec.ID,
-			Width:      "100%",
-			Height:     height,
-			AssetsHost: spec.Root + echartsDir,
-		}),
+	bar.SetGlobalOptions(
+		charts.WithInitializationOpts(opts.Initialization{ChartID: spec.ID, AssetsHost: spec.Root + echartsDir}),
 		charts.WithAnimation(false),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		// The axis must reach every reference line, or echarts leaves
-		// the line out.
-		charts.WithYAxisOpts(opts.YAxis{Name: chartText(spec.AxisName), Max: axisMax(spec)}),
-		charts.WithGridOpts(opts.Grid{Left: "64", Right: "24", Top: "40", Bottom: "56", ContainLabel: opts.Bool(true)}),
-	}
-	if len(categories) > manyBars {
-		xAxis.AxisLabel.Rotate = 90
-		end := 100 * float32(manyBars) / float32(len(categories))
-		global = append(global, charts.WithDataZoomOpts(
-			opts.DataZoom{Type: "slider", Start: 0, End: end},
-			opts.DataZoom{Type: "inside", Start: 0, End: end},
-		))
-	}
-	global = append(global, charts.WithXAxisOpts(xAxis))
-	bar.SetGlobalOptions(global...)
-
+		charts.WithYAxisOpts(opts.YAxis{Name: chartText(spec.AxisName)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category"}),
+	)
 	var lines []opts.MarkLineNameYAxisItem
+	floor := 0.0
 	for _, l := range spec.Lines {
 		// As a string the value escapes echarts' rounding of markLine
 		// positions to two decimals, which would move a cost limit of
 		// 0.025 to 0.03; echarts accepts strings there.
 		lines = append(lines, opts.MarkLineNameYAxisItem{Name: chartText(l.Label), YAxis: strconv.FormatFloat(l.Value, 'g', -1, 64)})
+		floor = math.Max(floor, l.Value)
 	}
 	series := []charts.SeriesOpts{
 		charts.WithBarChartOpts(opts.BarChart{BarCategoryGap: "40%"}),
@@ -149,54 +160,64 @@ func renderBar(spec barSpec) (Chart, error) {
 			}))
 	}
 	bar.SetXAxis(categories).AddSeries(chartText(spec.AxisName), data, series...)
+	bar.Validate()
 
-	snippet := bar.RenderSnippet()
-	script := strings.Replace(strings.TrimSpace(snippet.Script), `<script type="text/javascript">`, "<script>", 1)
-	if err := checkScript(spec.ID, script, string(bar.JSONNotEscaped())); err != nil {
-		return Chart{}, err
+	cd := chartData{Options: bar.JSON(), Height: height}
+	if floor > 0 {
+		// The axis must reach every reference line, or echarts leaves
+		// the line out: a tenth above the highest, rounded.
+		cd.Floor = niceCeil(floor * 1.1)
 	}
+	cd.Links, cd.LinkPrefix, cd.LinkSuffix, cd.Keys = compactLinks(spec.Links, spec.Categories)
+	block, err := dataBlock(spec.ID+"-data", cd)
+	if err != nil {
+		return Chart{}, fmt.Errorf("site: chart %s: %w", spec.ID, err)
+	}
+	box := fmt.Sprintf(`<div class="chart-box" id="%s" data-chart="%s-data"></div>`, spec.ID, spec.ID)
 	return Chart{
 		ID:      spec.ID,
-		Element: template.HTML(strings.TrimSpace(snippet.Element)),
-		Script:  template.HTML(script),
+		Element: template.HTML(box),
+		Script:  block,
 		assets:  append([]string(nil), bar.JSAssets.Values...),
 	}, nil
 }
 
-// checkScript is defence in depth: whatever the data, a chart's script
-// must be one element holding its options exactly as encoded. A "<"
-// inside could let the HTML parser end the script early; options that
-// changed on the way mean go-echarts found a "__f__" marker and made
-// code of a string.
-func checkScript(id, script, options string) error {
-	body, ok := strings.CutPrefix(script, "<script>")
-	if ok {
-		body, ok = strings.CutSuffix(body, "</script>")
+// compactLinks writes the links of the bars as a prefix and a suffix
+// around each bar's key when they all follow that pattern, as a case's
+// drilldown links do; a 10,000-case chart then carries its ids once.
+func compactLinks(links, keys []string) (full []string, prefix, suffix string, k []string) {
+	if len(links) == 0 {
+		return nil, "", "", nil
 	}
-	if !ok || strings.Contains(body, "<") {
-		return fmt.Errorf("site: chart %s: options would break out of their script", id)
+	if i := strings.Index(links[0], keys[0]); i >= 0 && keys[0] != "" {
+		prefix, suffix = links[0][:i], links[0][i+len(keys[0]):]
+		same := true
+		for j := range links {
+			if links[j] != prefix+keys[j]+suffix {
+				same = false
+				break
+			}
+		}
+		if same {
+			return nil, prefix, suffix, keys
+		}
 	}
-	if !strings.Contains(body, options) {
-		return fmt.Errorf("site: chart %s: options hold a function marker", id)
-	}
-	return nil
+	return links, "", "", nil
 }
 
-// axisMax returns a round upper bound for the value axis above every bar
-// and every reference line, or nil to let echarts choose when the lines
-// lie within the bars.
-func axisMax(spec barSpec) any {
-	top, line := 0.0, 0.0
-	for _, v := range spec.Values {
-		top = math.Max(top, v)
+// dataBlock encodes v as a JSON data block. encoding/json writes "<",
+// ">" and "&" as \u escapes, so nothing in the data can end the block or
+// open a comment in it.
+func dataBlock(id string, v any) (template.HTML, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return "", err
 	}
-	for _, l := range spec.Lines {
-		line = math.Max(line, l.Value)
+	if bytes.ContainsAny(body, "<>&") {
+		// Unreachable with encoding/json; kept as a guard for the page.
+		return "", fmt.Errorf("options would break out of their data block")
 	}
-	if line < top || line <= 0 {
-		return nil
-	}
-	return niceCeil(line * 1.1)
+	return template.HTML(`<script type="application/json" id="` + id + `">` + string(body) + `</script>`), nil
 }
 
 // niceCeil rounds x up to a round multiple of a power of ten.

@@ -123,14 +123,6 @@ func TestNiceCeil(t *testing.T) {
 			t.Errorf("niceCeil(%v) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
-	// The axis reaches a limit above every bar, and is left alone when
-	// the bars already pass the limit.
-	if got := axisMax(barSpec{Values: []float64{0.013}, Lines: []refLine{{Value: 0.025}}}); got != 0.03 {
-		t.Errorf("axisMax = %v, want 0.03", got)
-	}
-	if got := axisMax(barSpec{Values: []float64{5200}, Lines: []refLine{{Value: 2500}}}); got != nil {
-		t.Errorf("axisMax = %v, want nil", got)
-	}
 }
 
 func TestHistorySummary(t *testing.T) {

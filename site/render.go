@@ -22,11 +22,14 @@ var pageTemplates = []string{"overview", "snapshot", "drilldown", "history", "po
 // not use the shared frame with its relative stylesheet.
 const notFoundTemplate = "404"
 
+// templateFuncs are the functions every template may call.
+var templateFuncs = template.FuncMap{"csp": cspMeta}
+
 // parseTemplates parses every page's template set from web.
 func parseTemplates(web fs.FS) (map[string]*template.Template, error) {
 	sets := make(map[string]*template.Template, len(pageTemplates)+1)
 	for _, name := range pageTemplates {
-		t, err := template.New(name).ParseFS(web, "templates/base.html", "templates/"+name+".html")
+		t, err := template.New(name).Funcs(templateFuncs).ParseFS(web, "templates/base.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("site: templates: %w", err)
 		}
@@ -35,7 +38,7 @@ func parseTemplates(web fs.FS) (map[string]*template.Template, error) {
 		}
 		sets[name] = t
 	}
-	t, err := template.New(notFoundTemplate).ParseFS(web, "templates/"+notFoundTemplate+".html")
+	t, err := template.New(notFoundTemplate).Funcs(templateFuncs).ParseFS(web, "templates/"+notFoundTemplate+".html")
 	if err != nil {
 		return nil, fmt.Errorf("site: templates: %w", err)
 	}

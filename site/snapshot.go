@@ -129,6 +129,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	}
 	cases := v.in.Release.Suite.Cases
 	ids := make([]string, len(cases))
+	links := make([]string, len(cases))
 	latencies, costs := make([]float64, len(cases)), make([]float64, len(cases))
 	slow := make([]bool, len(cases))
 	latencyLimit, latencyGated := decide.Limit(g, decide.GateP95Latency)
@@ -147,7 +148,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 			}
 			slow[i] = rows[i].LatencyOver
 		}
-		ids[i] = c.ID
+		ids[i], links[i] = c.ID, rows[i].Href
 	}
 	p.Why = whyGates(gates, rows, cases, root+path)
 	p.CasesTotal = len(rows)
@@ -176,7 +177,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	}
 	lines := limitLines(g, decide.GateP95Latency, "p95 limit ")
 	var err error
-	p.LatencyChart, err = renderBar(barSpec{ID: "case_latency", Root: root, Categories: ids, Values: latencies, Over: slow,
+	p.LatencyChart, err = renderBar(barSpec{ID: "case_latency", Root: root, Categories: ids, Values: latencies, Over: slow, Links: links,
 		AxisName: "latency (ms)", Lines: lines})
 	if err != nil {
 		return nil, err
@@ -187,7 +188,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 		p.CostNote = fmt.Sprintf("One bar per case. The dashed line is the limit of %s on the average cost; the average of this snapshot is %s.",
 			usd(costLimit), s.AvgCostText())
 	}
-	p.CostChart, err = renderBar(barSpec{ID: "case_cost", Root: root, Categories: ids, Values: costs,
+	p.CostChart, err = renderBar(barSpec{ID: "case_cost", Root: root, Categories: ids, Values: costs, Links: links,
 		AxisName: "cost (USD)", Lines: costLines})
 	if err != nil {
 		return nil, err

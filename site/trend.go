@@ -98,15 +98,19 @@ func renderTrend(spec trendSpec) (Chart, error) {
 	}
 	line.SetXAxis(labels).AddSeries(chartText(spec.AxisName), data, series...)
 
-	snippet := line.RenderSnippet()
-	script := strings.Replace(strings.TrimSpace(snippet.Script), `<script type="text/javascript">`, "<script>", 1)
-	if err := checkScript(spec.ID, script, string(line.JSONNotEscaped())); err != nil {
-		return Chart{}, err
+	line.Validate()
+	height, err := strconv.Atoi(strings.TrimSuffix(spec.Height, "px"))
+	if err != nil || height <= 0 {
+		height = defaultChartHeight
+	}
+	block, err := dataBlock(spec.ID+"-data", chartData{Options: line.JSON(), Height: height, Floor: axisTop})
+	if err != nil {
+		return Chart{}, fmt.Errorf("site: chart %s: %w", spec.ID, err)
 	}
 	return Chart{
 		ID:      spec.ID,
-		Element: template.HTML(strings.TrimSpace(snippet.Element)),
-		Script:  template.HTML(script),
+		Element: template.HTML(fmt.Sprintf(`<div class="chart-box" id="%s" data-chart="%s-data"></div>`, spec.ID, spec.ID)),
+		Script:  block,
 		assets:  append([]string(nil), line.JSAssets.Values...),
 	}, nil
 }
