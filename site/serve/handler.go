@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"io/fs"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/releasegate/releasegate/site"
 	"github.com/releasegate/releasegate/site/serve/livereload"
 )
 
@@ -30,9 +33,35 @@ type state struct {
 type handler struct {
 	current *atomic.Pointer[state]
 	hub     *livereload.Hub // nil when not watching: pages never change
+	// hosts, when set, are the only Host headers answered: a server on
+	// loopback answers only names of loopback, so that a web page the
+	// author visits cannot read the report through DNS rebinding.
+	hosts *hostPolicy
+}
+
+// securityHeaders go on every response, errors and event streams
+// included.
+var securityHeaders = [][2]string{
+	{"Content-Security-Policy", site.HeaderPolicy},
+	{"X-Content-Type-Options", "nosniff"},
+	{"X-Frame-Options", "DENY"},
+	{"Referrer-Policy", "no-referrer"},
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	for _, kv := range securityHeaders {
+		hdr.Set(kv[0], kv[1])
+	}
+	if h.hosts != nil && !h.hosts.allows(r.Host) {
+		http.Error(w, "misdirected request: this server answers only to localhost, 127.0.0.1 and [::1]", http.StatusMisdirectedRequest)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		hdr.Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
 	if h.hub != nil {
 		switch r.URL.Path {
 		case livereload.EventsPath:
@@ -42,11 +71,6 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.write(w, r, http.StatusOK, "reload.js", livereload.Script(), nil)
 			return
 		}
-	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
 	}
 	st := h.current.Load()
 	if st.files == nil {
@@ -94,7 +118,6 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, status int, name
 	hdr := w.Header()
 	hdr.Set("Content-Type", ctype)
 	hdr.Set("Cache-Control", "no-store")
-	hdr.Set("X-Content-Type-Options", "nosniff")
 	if status != http.StatusOK {
 		hdr.Set("Content-Length", strconv.Itoa(len(data)))
 		w.WriteHeader(status)
@@ -105,6 +128,35 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, status int, name
 	}
 	// ServeContent adds HEAD, Range and conditional requests.
 	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(data))
+}
+
+// hostPolicy admits the Host headers that name a loopback address with
+// the server's port.
+type hostPolicy struct {
+	port string
+}
+
+// loopbackNames are the host names a browser on this machine uses for a
+// loopback server. Any other name may resolve to loopback only through
+// DNS the author does not control.
+var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
+
+// allows reports whether host, a request's Host header, names loopback
+// and the server's port. Without a port it is port 80, as for a browser.
+func (p *hostPolicy) allows(host string) bool {
+	name, port, err := net.SplitHostPort(host)
+	if err != nil {
+		// No port: a bare name, or a bracketed IPv6 address.
+		name, port = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), "80"
+		if strings.ContainsAny(name, "[]") {
+			return false
+		}
+	}
+	if port != p.port || strings.HasPrefix(host, "[") && net.ParseIP(name) == nil {
+		return false
+	}
+	name = strings.TrimSuffix(strings.ToLower(name), ".")
+	return slices.Contains(loopbackNames, name)
 }
 
 // found says what a request path points at.

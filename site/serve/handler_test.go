@@ -114,12 +114,13 @@ func serveState(t *testing.T, st *state, watching bool) string {
 // cleaning, and returns the status and body.
 func rawGet(t *testing.T, base, target string) (int, string) {
 	t.Helper()
-	conn, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(base, "http://"), "/"))
+	addr := strings.TrimSuffix(strings.TrimPrefix(base, "http://"), "/")
+	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", target)
+	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, addr)
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatalf("GET %s: %v", target, err)

@@ -57,7 +57,20 @@ type Config struct {
 	Log io.Writer
 	// Ready, when set, is called once the site is served, with its URL.
 	Ready func(url string)
+	// ReadHeaderTimeout bounds the wait for a request's headers, and
+	// IdleTimeout how long a kept-alive connection may wait for its next
+	// request; 0 means DefaultReadHeaderTimeout and DefaultIdleTimeout.
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
 }
+
+// A connection that sends nothing is closed after these times, so that
+// idle or slow clients cannot hold the server's connections for ever.
+// Event streams are not idle: they stay open while their page does.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultIdleTimeout       = 60 * time.Second
+)
 
 // Run serves until ctx is done, then shuts down: the HTTP server, the
 // event streams, the watcher and any running build all end before it
@@ -74,6 +87,12 @@ func run(ctx context.Context, cfg Config, newRenderer newRendererFunc) error {
 	if cfg.Debounce <= 0 {
 		cfg.Debounce = DefaultDebounce
 	}
+	if cfg.ReadHeaderTimeout <= 0 {
+		cfg.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
 	logw := cfg.Log
 	if logw == nil {
 		logw = io.Discard
@@ -87,6 +106,14 @@ func run(ctx context.Context, cfg Config, newRenderer newRendererFunc) error {
 		return err
 	}
 	defer ln.Close()
+	hosts, exposed := hostsFor(ln.Addr())
+	if exposed {
+		where := cfg.Addr
+		if actual := ln.Addr().String(); actual != where {
+			where += " (" + actual + ")"
+		}
+		fmt.Fprintf(logw, "warning: serving on %s, which is not a loopback address: anyone who can reach this machine on that address can read the report; use --addr %s to keep it on this machine\n", where, DefaultAddr)
+	}
 
 	s := &server{
 		builder: builder{data: cfg.Data, web: web, newRenderer: newRenderer},
@@ -117,8 +144,9 @@ func run(ctx context.Context, cfg Config, newRenderer newRendererFunc) error {
 	}
 
 	srv := &http.Server{
-		Handler:           &handler{current: &s.current, hub: s.hub},
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:           &handler{current: &s.current, hub: s.hub, hosts: hosts},
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	// Shutdown waits for connections to go idle. Event streams never do,
@@ -202,6 +230,21 @@ func listen(addr string) (net.Listener, error) {
 		return nil, fmt.Errorf("%s is already in use; pick another with --addr", addr)
 	}
 	return ln, err
+}
+
+// hostsFor picks the Host headers a server listening on a answers. On a
+// loopback address only loopback names are answered; on any other address
+// every name is, since the author chose to be reached from elsewhere, and
+// exposed says so.
+func hostsFor(a net.Addr) (hosts *hostPolicy, exposed bool) {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return nil, true
+	}
+	if tcp.IP.IsLoopback() {
+		return &hostPolicy{port: fmt.Sprint(tcp.Port)}, false
+	}
+	return nil, true
 }
 
 // siteURL is the address to open in a browser.
