@@ -26,6 +26,8 @@ type state struct {
 	files      map[string][]byte // nil until a build succeeded
 	failure    error             // the last build's error, nil when it succeeded
 	generation uint64            // grows with every published state
+	// watchLost says why changes cannot be seen; "" while they can.
+	watchLost string
 }
 
 // handler serves the site from memory. Only files the renderer produced
@@ -112,6 +114,9 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, status int, name
 		extra := livereload.Snippet(st.generation)
 		if st.failure != nil {
 			extra = append(overlay(st.failure, st.files != nil), extra...)
+		}
+		if st.watchLost != "" {
+			extra = append(watchBanner(st.watchLost), extra...)
 		}
 		data = livereload.Inject(data, extra)
 	}

@@ -50,6 +50,21 @@ func overlay(err error, stale bool) []byte {
 	return b.Bytes()
 }
 
+// watchBannerTemplate is shown on every served page while changes to the
+// data cannot be seen, so that nobody trusts a page that may be stale.
+var watchBannerTemplate = template.Must(template.New("watch").Parse(`<div id="releasegate-watch-lost" role="alert" style="position:fixed;left:0;right:0;top:0;z-index:2147483646;margin:0;padding:10px 20px;background:#4a3200;color:#fff7e0;border-bottom:4px solid #f5a524;font:14px/1.5 system-ui,sans-serif;text-align:left">
+<p style="margin:0"><strong>Not watching for changes:</strong> {{.}}. This page may be out of date.</p>
+</div>`))
+
+// watchBanner renders the banner for a lost watch.
+func watchBanner(problem string) []byte {
+	var b bytes.Buffer
+	if err := watchBannerTemplate.Execute(&b, problem); err != nil {
+		return []byte("<p>" + template.HTMLEscapeString(problem) + "</p>")
+	}
+	return b.Bytes()
+}
+
 // noSitePage is served for every path until a build succeeds; the
 // overlay and reload script are injected like on any page.
 var noSitePage = []byte(strings.TrimLeft(`

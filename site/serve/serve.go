@@ -134,6 +134,7 @@ func run(ctx context.Context, cfg Config, newRenderer newRendererFunc) error {
 		if err != nil {
 			return err
 		}
+		w.status = s.watchStatus
 		changes = make(chan change, 64)
 		s.hub = livereload.New(s.current.Load().generation)
 	}
@@ -287,6 +288,9 @@ func (f *freshConns) closeAll() {
 // server ties the builder to what is served.
 type server struct {
 	builder builder // used only by the goroutine running rebuild
+	// publish is held while a new state is made from the current one:
+	// rebuilds and the watcher both publish.
+	publish sync.Mutex
 	current atomic.Pointer[state]
 	hub     *livereload.Hub // nil when not watching
 	log     *lineLog
@@ -298,8 +302,10 @@ func (s *server) rebuild(ch changeSet) bool {
 	started := time.Now()
 	out, err := s.builder.build(ch)
 	took := time.Since(started)
+	s.publish.Lock()
+	defer s.publish.Unlock()
 	prev := s.current.Load()
-	next := &state{files: prev.files, failure: err, generation: prev.generation}
+	next := &state{files: prev.files, failure: err, generation: prev.generation, watchLost: prev.watchLost}
 	if err == nil {
 		next.files = out.files
 	}
@@ -317,6 +323,24 @@ func (s *server) rebuild(ch changeSet) bool {
 		s.hub.Reload(next.generation)
 	}
 	return err == nil
+}
+
+// watchStatus shows on every page whether changes can be seen, and
+// reloads the open pages to say so.
+func (s *server) watchStatus(problem string) {
+	s.publish.Lock()
+	defer s.publish.Unlock()
+	prev := s.current.Load()
+	if prev.watchLost == problem {
+		return
+	}
+	next := *prev
+	next.watchLost = problem
+	next.generation++
+	s.current.Store(&next)
+	if s.hub != nil {
+		s.hub.Reload(next.generation)
+	}
 }
 
 // logLine is the one line a build logs, e.g.

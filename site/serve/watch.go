@@ -20,6 +20,11 @@ type watcher struct {
 	roots watchRoots
 	fs    *fsnotify.Watcher
 	warn  func(string) // problems worth a log line, e.g. a folder that cannot be watched
+	// status, when set, hears whether changes can be seen: a problem
+	// while they cannot (the data folder is gone), "" once they can again.
+	status func(problem string)
+	// follow checks that the data folder is still the one watched.
+	follow *follower
 }
 
 // newWatcher watches every folder under dirs (hidden folders excepted).
@@ -35,6 +40,7 @@ func newWatcher(roots watchRoots, dirs []string, warn func(string)) (*watcher, e
 			return nil, err
 		}
 	}
+	w.follow = newFollower(w, roots.Data)
 	return w, nil
 }
 
@@ -64,7 +70,23 @@ func (w *watcher) addTree(dir string) error {
 // underlying watcher. It returns once nothing more will be sent.
 func (w *watcher) run(ctx context.Context, out chan<- change) {
 	defer w.fs.Close()
-	translate(ctx, w.fs.Events, w.fs.Errors, w.event, w.warn, out)
+	ctx, cancel := context.WithCancel(ctx)
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		w.follow.run(ctx, FollowInterval, out)
+	}()
+	defer func() {
+		cancel()
+		<-followed
+	}()
+	warn := func(s string) {
+		// After an error the watch may have missed a folder: the next
+		// check watches everything again.
+		w.follow.rewatch.Store(true)
+		w.warn(s)
+	}
+	translate(ctx, w.fs.Events, w.fs.Errors, w.event, warn, out)
 }
 
 // event classifies one event, first watching a folder that just appeared:
