@@ -23,9 +23,24 @@
     var slot = plot / Math.max(1, categories.length);
     if (longest + 8 <= slot) return { rotate: 0, width: slot, overflow: "truncate", interval: 0 };
     // Turned labels: as long as a third of the box allows, the rest cut.
+    // With more bars than turned labels fit, every so many bars gets one.
     var room = Math.max(48, Math.min(longest, width / 3));
-    var many = categories.length * (labelFont + 4) > plot;
-    return { rotate: many ? 90 : 40, width: room, overflow: "truncate", interval: many ? "auto" : 0, hideOverlap: true };
+    var step = labelFont + 10;
+    var many = categories.length * step > plot;
+    var interval = many ? Math.ceil(categories.length * step / plot) - 1 : 0;
+    return { rotate: many ? 90 : 40, width: room, overflow: "truncate", interval: interval };
+  }
+
+  // niceCeil rounds x up to a round multiple of a power of ten, as the
+  // site's build does for the limit.
+  function niceCeil(x) {
+    if (!(x > 0)) return 1;
+    var pow = Math.pow(10, Math.floor(Math.log(x) / Math.LN10));
+    var steps = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
+    for (var i = 0; i < steps.length; i++) {
+      if (x <= steps[i] * pow * (1 + 1e-9)) return steps[i] * pow;
+    }
+    return 10 * pow;
   }
 
   function layoutOptions(spec, width) {
@@ -58,22 +73,26 @@
     var chart = echarts.init(box, null, { renderer: "canvas", width: box.clientWidth, height: spec.height });
     var options = spec.options;
     options.tooltip = Object.assign({}, options.tooltip, { confine: true });
-    if (spec.floor > 0) {
-      options.yAxis[0].max = function (extent) { return Math.max(extent.max, spec.floor); };
-    }
+    // The value axis ends on a round number at or above the tallest bar
+    // shown and the limit line, however far the reader zooms.
+    options.yAxis[0].max = function (extent) { return niceCeil(Math.max(extent.max, spec.floor || 0)); };
+    // The axis name starts at the axis, so a narrow box never cuts it.
+    options.yAxis[0].nameTextStyle = { align: "left" };
     var layout = layoutOptions(spec, box.clientWidth);
     options.grid = layout.grid;
     options.xAxis[0].axisLabel = Object.assign({}, options.xAxis[0].axisLabel, layout.xAxis[0].axisLabel);
     options.dataZoom = layout.dataZoom;
     chart.setOption(options);
 
+    // A redraw of thousands of bars is slow: fit redraws only when the
+    // box's width really changed (the observer also reports the first
+    // size, which the chart already has).
     var width = box.clientWidth;
     function fit() {
-      if (box.clientWidth === 0) return;
-      if (box.clientWidth !== width) {
-        width = box.clientWidth;
-        chart.setOption(layoutOptions(spec, width), { replaceMerge: ["dataZoom"] });
-      }
+      var now = box.clientWidth;
+      if (now === 0 || now === width) return;
+      width = now;
+      chart.setOption(layoutOptions(spec, width), { replaceMerge: ["dataZoom"], lazyUpdate: true });
       chart.resize({ width: width, height: spec.height });
     }
     if (typeof ResizeObserver !== "undefined") {
@@ -89,9 +108,9 @@
       var indexAt = function (e) {
         var at = [e.offsetX, e.offsetY];
         if (!chart.containPixel("grid", at)) return -1;
-        var i = chart.convertFromPixel({ xAxisIndex: 0 }, at);
-        i = Array.isArray(i) ? i[0] : i;
-        return typeof i === "number" && i >= 0 && i < spec.options.xAxis[0].data.length ? Math.round(i) : -1;
+        var point = chart.convertFromPixel({ gridIndex: 0 }, at);
+        var i = Array.isArray(point) ? Math.round(point[0]) : -1;
+        return i >= 0 && i < spec.options.xAxis[0].data.length ? i : -1;
       };
       zr.on("mousemove", function (e) { zr.setCursorStyle(indexAt(e) >= 0 ? "pointer" : "default"); });
       zr.on("click", function (e) {

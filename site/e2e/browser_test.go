@@ -33,6 +33,9 @@ type pageLog struct {
 	// Console lists console.error and console.assert calls, and error
 	// entries of the browser log (a refused resource, a CSP violation).
 	Console []string
+	// Violations lists the page's securitypolicyviolation events: what
+	// its Content-Security-Policy refused.
+	Violations []string
 	// Exceptions lists uncaught exceptions and unhandled rejections.
 	Exceptions []string
 	// Dialogs lists alert, confirm, prompt and beforeunload dialogs.
@@ -58,6 +61,7 @@ func (r *recorder) snapshot() pageLog {
 		OffScope:   slices.Clone(l.OffScope),
 		Failed:     slices.Clone(l.Failed),
 		Console:    slices.Clone(l.Console),
+		Violations: slices.Clone(l.Violations),
 		Exceptions: slices.Clone(l.Exceptions),
 		Dialogs:    slices.Clone(l.Dialogs),
 	}
@@ -74,6 +78,7 @@ func (l pageLog) problems() []string {
 	add("request outside the site", l.OffScope)
 	add("failed load", l.Failed)
 	add("console error", l.Console)
+	add("CSP violation", l.Violations)
 	add("uncaught exception", l.Exceptions)
 	add("dialog", l.Dialogs)
 	return out
@@ -104,6 +109,10 @@ func (r *recorder) listen(inScope func(string) bool) func(ev any) {
 		case *network.EventLoadingFailed:
 			if !ev.Canceled {
 				l.Failed = append(l.Failed, fmt.Sprintf("%s: %s", r.urls[ev.RequestID], ev.ErrorText))
+			}
+		case *runtime.EventBindingCalled:
+			if ev.Name == violationBinding {
+				l.Violations = append(l.Violations, ev.Payload)
 			}
 		case *runtime.EventConsoleAPICalled:
 			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
@@ -156,6 +165,19 @@ func exceptionText(d *runtime.ExceptionDetails) string {
 	}
 	return fmt.Sprintf("%s (%s:%d:%d)", text, d.URL, d.LineNumber+1, d.ColumnNumber+1)
 }
+
+// violationBinding is the function through which a page reports each
+// Content-Security-Policy violation to the recorder.
+const violationBinding = "__releasegateCSPViolation"
+
+// violationListenerJS runs in every document before its own scripts and
+// reports what the page's policy refuses. A binding, unlike the console,
+// cannot be silenced by the page.
+const violationListenerJS = `document.addEventListener("securitypolicyviolation", e => {
+	window.` + violationBinding + `(e.effectiveDirective + " refused " + (e.blockedURI || "inline") +
+		" in " + e.documentURI + (e.sourceFile ? " (" + e.sourceFile + ":" + e.lineNumber + ")" : "") +
+		(e.sample ? ": " + e.sample : ""));
+}, true);`
 
 // tab is one browser tab with its recorder. Every request it makes passes
 // through the tab, which lets requests inside scope go on and refuses the
@@ -214,6 +236,14 @@ func newTab(browser context.Context, inScope func(string) bool) (*tab, error) {
 	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
 		cancel()
 		return nil, fmt.Errorf("intercept requests: %w", err)
+	}
+	if _, err := chromedp.Call(ctx, runtime.AddBinding, runtime.AddBindingParams{Name: violationBinding}); err != nil {
+		cancel()
+		return nil, fmt.Errorf("listen for policy violations: %w", err)
+	}
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: violationListenerJS}); err != nil {
+		cancel()
+		return nil, fmt.Errorf("listen for policy violations: %w", err)
 	}
 	return &tab{ctx: ctx, log: rec, close: cancel}, nil
 }

@@ -36,9 +36,20 @@ const inaccessiblePage = `<!doctype html><html lang="en"><head><meta charset="ut
 <body><main><h1>Chart</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="40" height="40"><button></button>
 <p style="color:#777;background:#888">faint</p></main></body></html>`
 
+// forbiddenPage breaks its own policy, given as a header and as a meta
+// element: an inline script, an inline handler and eval.
+const forbiddenPage = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="script-src 'self'"><link rel="icon" href="data:,"><title>forbidden</title></head>
+<body><p>policy</p><script>document.title = "ran";</script><img src="data:," alt="" onerror="document.title = 'handler ran'"></body></html>`
+
 func harnessServer(t *testing.T) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
+	mux.HandleFunc("/forbidden.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Security-Policy", "script-src 'self'")
+		_, _ = w.Write([]byte(forbiddenPage))
+	})
 	mux.HandleFunc("/clean.html", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write([]byte(cleanPage))
@@ -105,6 +116,47 @@ func TestHarnessReportsEveryKindOfProblem(t *testing.T) {
 		if !slices.ContainsFunc(c.items, func(s string) bool { return strings.Contains(s, c.want) }) {
 			t.Errorf("%s containing %q not recorded; got %q", c.kind, c.want, c.items)
 		}
+	}
+}
+
+// TestHarnessReportsPolicyViolations shows that what a page's
+// Content-Security-Policy refuses is reported, served and from disk.
+func TestHarnessReportsPolicyViolations(t *testing.T) {
+	t.Parallel()
+	browser := shared.needBrowser(t)
+	srv := harnessServer(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "forbidden.html"), []byte(forbiddenPage), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	disk := serveFiles(dir, true)
+	for _, where := range []struct {
+		name, url string
+		inScope   func(string) bool
+	}{
+		{"served", srv.URL + "/forbidden.html", sameOrigin(srv.URL)},
+		{"from disk", disk.url("forbidden.html"), disk.inScope},
+	} {
+		t.Run(where.name, func(t *testing.T) {
+			tb := openTab(t, browser, where.inScope).withTimeout(t, pageTimeout)
+			if _, err := tb.open(where.url); err != nil {
+				t.Fatal(err)
+			}
+			got := tb.log.snapshot()
+			if len(got.Violations) < 2 || !slices.ContainsFunc(got.Violations, func(v string) bool { return strings.HasPrefix(v, "script-src") }) {
+				t.Errorf("the inline script and handler were not reported as violations: %q", got.Violations)
+			}
+			if !slices.ContainsFunc(got.problems(), func(p string) bool { return strings.HasPrefix(p, "CSP violation: ") }) {
+				t.Errorf("violations are not problems: %q", got.problems())
+			}
+			title, err := eval[string](tb, "document.title")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if title != "forbidden" {
+				t.Errorf("a refused script ran: title %q", title)
+			}
+		})
 	}
 }
 

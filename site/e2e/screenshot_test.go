@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -37,50 +38,103 @@ func screenshotDir(t *testing.T) string {
 	return dir
 }
 
-// TestScreenshots saves full-page screenshots of the key pages in both
-// colour schemes, for people to look at. It checks only what a machine can
-// judge: every shot is a real image, and the dark one is darker.
+// TestScreenshots saves what a reader first sees of the key pages, in
+// both colour schemes, at each width (the viewport set before the page
+// loads, never changed after), for people to look at: of the sample, and
+// the overview and a snapshot of the generated suite with 44-character
+// labels. It checks only what a machine can judge: every shot is a real
+// image of the viewport, and the dark one is darker.
 func TestScreenshots(t *testing.T) {
 	t.Parallel()
 	browser := shared.needBrowser(t)
-	s := serveHTTP(t, shared.sampleSite(t))
+	generated, err := generatedSite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample, large := serveHTTP(t, shared.sampleSite(t)), serveHTTP(t, generated)
 	dir := screenshotDir(t)
 	t.Logf("screenshots in %s", dir)
+	type shot struct {
+		name    string
+		site    served
+		rel     string
+		schemes []string
+		timeout time.Duration
+	}
+	var shots []shot
 	for _, rel := range screenshotPages {
-		t.Run(rel, func(t *testing.T) {
-			brightness := map[string]float64{}
-			for _, scheme := range []string{"light", "dark"} {
-				tb := openTab(t, browser, s.inScope).withTimeout(t, pageTimeout)
-				if err := colorScheme(scheme)(tb); err != nil {
-					t.Fatal(err)
+		shots = append(shots, shot{strings.NewReplacer("/", "_", ".html", "").Replace(rel), sample, rel, []string{"light", "dark"}, pageTimeout})
+	}
+	shots = append(shots,
+		shot{"generated_index", large, "index.html", []string{"light", "dark"}, 3 * pageTimeout},
+		shot{"generated_snapshot", large, "snapshots/" + generatedLabels["candidate-v2"] + ".html", []string{"light"}, 3 * pageTimeout})
+	for _, sh := range shots {
+		for _, vp := range viewports {
+			t.Run(sh.name+"/"+vp.name, func(t *testing.T) {
+				brightness := map[string]float64{}
+				for _, scheme := range sh.schemes {
+					tb := openTab(t, browser, sh.site.inScope).withTimeout(t, sh.timeout)
+					for _, prepare := range []setup{viewport(vp.width, vp.height, vp.mobile), colorScheme(scheme)} {
+						if err := prepare(tb); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if _, err := tb.open(sh.site.url(sh.rel)); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := eval[[]chartFit](tb, chartFitJS); err != nil {
+						t.Fatal(err)
+					}
+					// The first screen, then, scrolled to them, the charts.
+					for _, part := range []string{"", "-charts"} {
+						if part != "" {
+							found, err := eval[bool](tb, scrollToChartsJS)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if !found {
+								break
+							}
+						}
+						png64, err := chromedp.Run(tb.ctx, chromedp.CaptureScreenshot())
+						if err != nil {
+							t.Fatal(err)
+						}
+						img, err := png.Decode(bytes.NewReader(png64))
+						if err != nil {
+							t.Fatalf("%s screenshot: %v", scheme, err)
+						}
+						if b := img.Bounds(); int64(b.Dx()) != vp.width || int64(b.Dy()) != vp.height {
+							t.Errorf("%s screenshot is %dx%d, want the %dx%d viewport", scheme, b.Dx(), b.Dy(), vp.width, vp.height)
+						}
+						if part == "" {
+							brightness[scheme] = meanBrightness(img)
+						}
+						name := sh.name + part + "-" + vp.name + "-" + scheme + ".png"
+						if err := os.WriteFile(filepath.Join(dir, name), png64, 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+					tb.close()
 				}
-				if _, err := tb.open(s.url(rel)); err != nil {
-					t.Fatal(err)
+				if len(sh.schemes) == 2 && brightness["dark"] >= brightness["light"] {
+					t.Errorf("dark scheme is not darker: mean brightness %.2f dark vs %.2f light", brightness["dark"], brightness["light"])
 				}
-				shot, err := chromedp.Run(tb.ctx, chromedp.FullScreenshot(100))
-				if err != nil {
-					t.Fatal(err)
-				}
-				img, err := png.Decode(bytes.NewReader(shot))
-				if err != nil {
-					t.Fatalf("%s screenshot: %v", scheme, err)
-				}
-				if b := img.Bounds(); b.Dx() < 320 || b.Dy() < 200 {
-					t.Errorf("%s screenshot is only %dx%d", scheme, b.Dx(), b.Dy())
-				}
-				brightness[scheme] = meanBrightness(img)
-				name := strings.NewReplacer("/", "_", ".html", "").Replace(rel) + "-" + scheme + ".png"
-				if err := os.WriteFile(filepath.Join(dir, name), shot, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				tb.close()
-			}
-			if brightness["dark"] >= brightness["light"] {
-				t.Errorf("dark scheme is not darker: mean brightness %.2f dark vs %.2f light", brightness["dark"], brightness["light"])
-			}
-		})
+			})
+		}
 	}
 }
+
+// scrollToChartsJS scrolls the page's charts, with their headings, to the
+// top of the viewport and waits for the next frame; false when the page
+// has none.
+const scrollToChartsJS = `new Promise(done => {
+	const grid = document.querySelector(".chart-grid");
+	if (!grid) return done(false);
+	const section = grid.closest("section") || grid;
+	section.scrollIntoView({block: "start"});
+	requestAnimationFrame(() => requestAnimationFrame(() => done(true)));
+})`
 
 // meanBrightness is the average luma of img, 0 (black) to 1 (white),
 // sampled on a grid so a tall page costs no more than a short one.
