@@ -25,7 +25,7 @@
     // Turned labels: as long as a third of the box allows, the rest cut.
     // With more bars than turned labels fit, every so many bars gets one.
     var room = Math.max(48, Math.min(longest, width / 3));
-    var step = labelFont + 10;
+    var step = labelFont + 6;
     var many = categories.length * step > plot;
     var interval = many ? Math.ceil(categories.length * step / plot) - 1 : 0;
     return { rotate: many ? 90 : 40, width: room, overflow: "truncate", interval: interval };

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -69,11 +70,26 @@ func TestBrowserReloadsAndShowsTheOverlay(t *testing.T) {
 			problems = append(problems, "exception: "+ev.ExceptionDetails.Text)
 		case *runtime.EventConsoleAPICalled:
 			if ev.Type == runtime.ConsoleAPICalledTypeError {
-				problems = append(problems, "console.error")
+				msg := "console.error"
+				if len(ev.Args) > 0 {
+					msg += ": " + string(ev.Args[0].Value)
+				}
+				problems = append(problems, msg)
 			}
 		}
 	})
 	if err != nil {
+		t.Fatal(err)
+	}
+	// Whatever the served pages' policy refuses is an error too: the
+	// reload script, the overlay and the charts must all satisfy it.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: `document.addEventListener("securitypolicyviolation",
+			e => console.error("CSP violation: " + e.effectiveDirective + " " + (e.blockedURI || "inline")), true)`,
+	}); err != nil {
 		t.Fatal(err)
 	}
 
