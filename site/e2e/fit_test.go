@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -357,4 +358,48 @@ func TestChartsWithoutJavaScript(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLongLabelsInTooltip checks that a label cut short on the axis is
+// whole in the tooltip of its bar.
+func TestLongLabelsInTooltip(t *testing.T) {
+	t.Parallel()
+	browser := shared.needBrowser(t)
+	generated, err := generatedSite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serveHTTP(t, generated)
+	tb := openTab(t, browser, s.inScope).withTimeout(t, 3*pageTimeout)
+	if err := viewport(1024, 768, false)(tb); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.open(s.url("index.html")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eval[[]chartFit](tb, chartFitJS); err != nil {
+		t.Fatal(err)
+	}
+	got, err := eval[struct {
+		Axis    []string
+		Tooltip string
+	}](tb, `new Promise(done => {
+		const box = document.querySelector(".chart-box");
+		const chart = echarts.getInstanceByDom(box);
+		const axis = chart.getModel().getComponent("xAxis", 0).axis;
+		const shown = axis.getViewLabels().map(l => l.formattedLabel);
+		chart.dispatchAction({type: "showTip", seriesIndex: 0, dataIndex: 1});
+		setTimeout(() => {
+			const tips = Array.from(box.querySelectorAll("div")).filter(d => d.style.position === "absolute" && d.textContent.trim() !== "");
+			done({axis: shown, tooltip: tips.map(d => d.textContent).join(" | ")});
+		}, 300);
+	})`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := generatedLabels["candidate-v2"]
+	if !strings.Contains(got.Tooltip, full) {
+		t.Errorf("the tooltip %q does not hold the whole label %q", got.Tooltip, full)
+	}
+	t.Logf("axis labels as drawn: %q", got.Axis)
 }
