@@ -18,20 +18,9 @@ import (
 	"github.com/releasegate/releasegate/evaluator/gensuite"
 )
 
-// The charts must fit at the widths people use, as the page is first laid
-// out: the viewport is set before the page loads and never changed after.
-var viewports = []struct {
-	name          string
-	width, height int64
-	mobile        bool
-}{
-	{"1280x900", 1280, 900, false},
-	{"1024x768", 1024, 768, false},
-	{"390x844", 390, 844, true},
-}
-
-// viewport sizes a fresh tab before it loads anything.
-func viewport(width, height int64, mobile bool) setup {
+// sized sizes a fresh tab before it loads anything, to one of the
+// viewports the charts must fit.
+func sized(width, height int64, mobile bool) setup {
 	return func(tb *tab) error {
 		_, err := chromedp.Call(tb.ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
 			Width: width, Height: height, DeviceScaleFactor: 1, Mobile: mobile,
@@ -214,7 +203,7 @@ func TestChartsFit(t *testing.T) {
 					}
 					for _, page := range st.pages {
 						t.Run(vp.name+"/"+media+"/"+page, func(t *testing.T) {
-							prepare := []setup{viewport(vp.width, vp.height, vp.mobile)}
+							prepare := []setup{sized(vp.width, vp.height, vp.mobile)}
 							if media == "print" {
 								prepare = append(prepare, printMedia)
 							}
@@ -275,7 +264,7 @@ func TestBarClickOpensItsPage(t *testing.T) {
 			vp := viewports[vp]
 			t.Run(vp.name+"/"+tt.page, func(t *testing.T) {
 				tb := openTab(t, browser, s.inScope).withTimeout(t, pageTimeout)
-				if err := viewport(vp.width, vp.height, vp.mobile)(tb); err != nil {
+				if err := sized(vp.width, vp.height, vp.mobile)(tb); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := tb.open(s.url(tt.page)); err != nil {
@@ -371,7 +360,7 @@ func TestLongLabelsInTooltip(t *testing.T) {
 	}
 	s := serveHTTP(t, generated)
 	tb := openTab(t, browser, s.inScope).withTimeout(t, 3*pageTimeout)
-	if err := viewport(1024, 768, false)(tb); err != nil {
+	if err := sized(1024, 768, false)(tb); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tb.open(s.url("index.html")); err != nil {

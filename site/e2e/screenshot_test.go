@@ -74,7 +74,7 @@ func TestScreenshots(t *testing.T) {
 				brightness := map[string]float64{}
 				for _, scheme := range sh.schemes {
 					tb := openTab(t, browser, sh.site.inScope).withTimeout(t, sh.timeout)
-					for _, prepare := range []setup{viewport(vp.width, vp.height, vp.mobile), colorScheme(scheme)} {
+					for _, prepare := range []setup{sized(vp.width, vp.height, vp.mobile), colorScheme(scheme)} {
 						if err := prepare(tb); err != nil {
 							t.Fatal(err)
 						}
