@@ -103,7 +103,15 @@ func renderTrend(spec trendSpec) (Chart, error) {
 	if err != nil || height <= 0 {
 		height = defaultChartHeight
 	}
-	block, err := dataBlock(spec.ID+"-data", chartData{Options: line.JSON(), Height: height, Floor: axisTop})
+	// A click on a snapshot's point opens its page (the trend is on the
+	// overview, at the site's top).
+	cd := chartData{Options: line.JSON(), Height: height, Floor: axisTop}
+	hrefs := make([]string, len(spec.Labels))
+	for i, l := range spec.Labels {
+		hrefs[i] = snapshotPath(l)
+	}
+	cd.Links, cd.LinkPrefix, cd.LinkSuffix, cd.Keys = compactLinks(hrefs, spec.Labels)
+	block, err := dataBlock(spec.ID+"-data", cd)
 	if err != nil {
 		return Chart{}, fmt.Errorf("site: chart %s: %w", spec.ID, err)
 	}

@@ -136,8 +136,8 @@ const chartFitJS = `new Promise(done => {
 // overlaps another, hides its limit line or shows too few labels.
 func checkFit(t *testing.T, charts []chartFit, wantCharts int) {
 	t.Helper()
-	if len(charts) != wantCharts {
-		t.Errorf("%d charts, want %d", len(charts), wantCharts)
+	if len(charts) < wantCharts {
+		t.Errorf("%d charts, want at least %d", len(charts), wantCharts)
 	}
 	for i, c := range charts {
 		switch {
@@ -336,8 +336,8 @@ func TestChartsWithoutJavaScript(t *testing.T) {
 			if got.Ran {
 				t.Fatal("the page's scripts ran")
 			}
-			if got.Frames != 2 {
-				t.Errorf("%d chart frames in the page, want 2", got.Frames)
+			if got.Frames < 2 {
+				t.Errorf("%d chart frames in the page, want at least 2", got.Frames)
 			}
 			if got.Shown != 0 {
 				t.Errorf("%d empty chart frames shown without JavaScript", got.Shown)
