@@ -37,6 +37,10 @@ type SnapshotCard struct {
 	P95         string
 	AvgCost     string
 	Failing     int
+	// Provenance is the snapshot's meta.json, nil without one.
+	Provenance *Provenance
+	// Trials sums up the snapshot's trials, nil without trials.
+	Trials *TrialSummary
 }
 
 // Threshold is one frozen limit of gate.json, worded.
@@ -60,7 +64,10 @@ type Change struct {
 	Fixed        []CaseLink
 	Regressed    []CaseLink
 	StillFailing []CaseLink
-	Summary      string
+	// Flaky are the cases flaky in either snapshot, kept out of the
+	// three lists above.
+	Flaky   []FlakyChange
+	Summary string
 }
 
 func snapshotCard(s *evaluator.Snapshot, gates []GateRow, root string) SnapshotCard {
@@ -77,6 +84,8 @@ func snapshotCard(s *evaluator.Snapshot, gates []GateRow, root string) SnapshotC
 		P95:         s.P95Text(),
 		AvgCost:     s.AvgCostText(),
 		Failing:     r.CasesTotal - r.CasesPassed,
+		Provenance:  provenance(r.Meta),
+		Trials:      trialSummary(s),
 	}
 }
 
@@ -96,6 +105,9 @@ func (v *view) overview() (*OverviewPage, error) {
 	for _, t := range decide.Thresholds(g) {
 		p.Thresholds = append(p.Thresholds, Threshold{t.Spec.Topic, t.Text()})
 	}
+	if t, ok := trialThreshold(rel); ok {
+		p.Thresholds = append(p.Thresholds, t)
+	}
 
 	labels := v.info.Labels
 	p95s, costs := make([]float64, len(labels)), make([]float64, len(labels))
@@ -109,7 +121,7 @@ func (v *view) overview() (*OverviewPage, error) {
 			case !g.Measured():
 				r.Note = "not measured"
 			case g.Off():
-				r.Note = decide.NotGated
+				r.Verdict, r.Note = notGatedBadge, ""
 			}
 			var v float64
 			if g.Value != nil {
@@ -166,6 +178,8 @@ func changes(rel *evaluator.Release) []Change {
 			link := CaseLink{ID: cs.ID, Href: historyPath(cs.ID)}
 			was, is := prev.Result.Cases[j].Passed, cur.Result.Cases[j].Passed
 			switch {
+			case flakyEither(prev, cur, j):
+				c.Flaky = append(c.Flaky, FlakyChange{CaseLink: link, Was: verdictWithTrials(prev, j), Is: verdictWithTrials(cur, j)})
 			case !was && is:
 				c.Fixed = append(c.Fixed, link)
 			case was && !is:
@@ -175,6 +189,9 @@ func changes(rel *evaluator.Release) []Change {
 			}
 		}
 		c.Summary = fmt.Sprintf("%d fixed, %d regressed, %d still failing", len(c.Fixed), len(c.Regressed), len(c.StillFailing))
+		if len(c.Flaky) > 0 {
+			c.Summary += fmt.Sprintf("; %d flaky, not counted as changes", len(c.Flaky))
+		}
 		out = append(out, c)
 	}
 	return out
