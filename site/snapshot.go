@@ -38,6 +38,9 @@ type SnapshotPage struct {
 	Provenance *Provenance
 	// Trials sums up the snapshot's trials, nil without trials.
 	Trials *TrialSummary
+	// TrialColumn: the case table shows each case's trials and can
+	// filter the flaky ones.
+	TrialColumn bool
 	// TableScript is the table script, which this page runs right after
 	// its case table rather than deferred: the charts below it may take
 	// long to draw for a large suite, and the table should not wait.
@@ -171,6 +174,14 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	if len(p.Cases) > tableRowsInHTML {
 		p.Cases = p.Cases[:tableRowsInHTML]
 		p.RowsSrc = root + casesDataPath + " " + root + snapshotDataPath(label)
+	}
+	// The rows loaded from the data files carry no trials, so a table
+	// paged from them has no trial column; the drilldowns still do.
+	p.TrialColumn = p.Trials != nil && p.RowsSrc == ""
+	if !p.TrialColumn {
+		for i := range p.Cases {
+			p.Cases[i].Strip = nil
+		}
 	}
 	failed := s.Result.CasesTotal - s.Result.CasesPassed
 	p.Counts = fmt.Sprintf("%d passed, %d failed (%d critical)", s.Result.CasesPassed, failed, s.Result.CriticalFailures)
