@@ -31,6 +31,8 @@
   }
 
   function init() {
+    showBundle();
+    unfoldForPrint();
     var list = charts();
     if (list.length === 0) return;
     var scheme = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
@@ -49,6 +51,25 @@
         list.forEach(function (chart) { chart.resize(); });
       });
     }
+  }
+
+  // Provenance: an unpacked bundle's top folder is named
+  // releasegate-<policy version>-<inputs hash>. Found in the address, the
+  // footer names the bundle and how to verify it.
+  function showBundle() {
+    var note = document.querySelector(".bundle-note");
+    if (!note) return;
+    var m = /\/(releasegate-[A-Za-z0-9._-]+-[0-9a-f]{8})\//.exec(location.pathname);
+    if (!m) return;
+    note.querySelectorAll(".bundle-name").forEach(function (el) { el.textContent = m[1]; });
+    note.hidden = false;
+  }
+
+  // Printing shows the folded history, so paper holds every snapshot.
+  function unfoldForPrint() {
+    window.addEventListener("beforeprint", function () {
+      document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+    });
   }
 
   if (document.readyState === "loading") {

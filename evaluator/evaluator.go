@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/big"
-	"os"
 	"sync"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
@@ -167,7 +166,7 @@ func EvaluateFile(s *suite.Suite, label, path string, opts Options) (*Snapshot, 
 }
 
 func evaluateFile(s *suite.Suite, file load.SnapshotFile, opts Options) (*Snapshot, error) {
-	f, err := os.Open(file.Path)
+	f, err := load.OpenNamed(file.Path)
 	if err != nil {
 		return nil, err
 	}

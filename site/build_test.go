@@ -34,15 +34,15 @@ func TestBuildWritesEveryFile(t *testing.T) {
 		}
 	}
 	// 12 cases × 3 snapshots drilldowns, 12 histories, 3 snapshot pages,
-	// overview, policy, handoff, 404, compare, cases.
+	// overview, policy, handoff, report, 404, compare, cases.
 	var pages int
 	for f := range files {
 		if strings.HasSuffix(f, ".html") {
 			pages++
 		}
 	}
-	if pages != 36+12+3+6 {
-		t.Errorf("%d pages, want %d", pages, 36+12+3+6)
+	if pages != 36+12+3+7 {
+		t.Errorf("%d pages, want %d", pages, 36+12+3+7)
 	}
 }
 
@@ -240,9 +240,9 @@ func TestCheckOut(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := checkOut(data, tt.out)
+			err := CheckOut(data, tt.out)
 			if (err != nil) != tt.refused {
-				t.Errorf("checkOut(%s) = %v, refused want %v", tt.out, err, tt.refused)
+				t.Errorf("CheckOut(%s) = %v, refused want %v", tt.out, err, tt.refused)
 			}
 		})
 	}
@@ -359,7 +359,7 @@ func TestRenderRefusesReleaseWithoutOutputs(t *testing.T) {
 // sampleInput evaluates the sample data as Build does.
 func sampleInput(t testing.TB) *Input {
 	t.Helper()
-	in, err := loadInput(sampleData)
+	in, err := Load(sampleData)
 	if err != nil {
 		t.Fatal(err)
 	}

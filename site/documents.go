@@ -1,9 +1,14 @@
 package site
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"strconv"
+	"strings"
+
+	"github.com/releasegate/releasegate/evaluator/decide"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
@@ -44,7 +49,7 @@ func (v *view) citations() map[string][]CaseLink {
 func (v *view) policy() (*PolicyPage, error) {
 	pol := v.in.Release.Suite.Policy
 	citedBy := v.citations()
-	doc, err := renderPolicy(pol, citedBy)
+	doc, err := renderPolicy(pol, citedBy, v.idLinker(policyPath))
 	if err != nil {
 		return nil, err
 	}
@@ -67,23 +72,93 @@ func (v *view) policy() (*PolicyPage, error) {
 	return p, nil
 }
 
-// HandoffPage is handoff.html: HANDOFF.md as written.
+// idLinker links case and rule ids for Markdown shown on the page at path.
+func (v *view) idLinker(path string) idLinker {
+	cases := make(map[string]bool, len(v.in.Release.Suite.Cases))
+	for _, c := range v.in.Release.Suite.Cases {
+		cases[c.ID] = true
+	}
+	return idLinker{cases: cases, rules: v.in.Release.Suite.Policy, root: rootFor(path)}
+}
+
+// decisions maps each snapshot's label to its computed decision.
+func (v *view) decisions() map[string]decide.Decision {
+	m := make(map[string]decide.Decision, len(v.in.Release.Snapshots))
+	for _, s := range v.in.Release.Snapshots {
+		m[s.Label()] = s.Result.Decision
+	}
+	return m
+}
+
+// HandoffPage is handoff.html: the computed decisions first, then
+// HANDOFF.md as written, labelled as hand-written, with every sentence
+// that contradicts a computed decision flagged.
 type HandoffPage struct {
 	Layout
-	Doc markdownDoc
+	Verdict        Verdict
+	Decisions      []SnapshotCard // the snapshots the note names, and the latest
+	Contradictions []Contradiction
+	Doc            markdownDoc
 }
 
 func (v *view) handoff() (*HandoffPage, error) {
-	doc, err := renderMarkdown(v.in.Handoff)
+	doc, found, err := renderHandoff(v.in.Handoff, v.idLinker(handoffPath), v.decisions())
 	if err != nil {
 		return nil, err
 	}
-	return &HandoffPage{Layout: v.info.layout(handoffPath, "Handoff"), Doc: doc}, nil
+	p := &HandoffPage{Layout: v.info.layout(handoffPath, "Handoff"), Doc: doc, Contradictions: found, Verdict: v.verdict()}
+	named := map[string]bool{}
+	for _, l := range mentionedLabels(v.in.Handoff, v.info.Labels) {
+		named[l] = true
+	}
+	rel := v.in.Release
+	for i := len(rel.Snapshots) - 1; i >= 0; i-- {
+		s := rel.Snapshots[i]
+		if i == len(rel.Snapshots)-1 || named[s.Label()] {
+			p.Decisions = append(p.Decisions, snapshotCard(s, gateRows(s), ""))
+		}
+	}
+	return p, nil
+}
+
+// mentionedLabels lists the labels that src names, in labels' order.
+func mentionedLabels(src []byte, labels []string) []string {
+	var out []string
+	for _, l := range labels {
+		for rest := string(src); ; {
+			i := strings.Index(rest, l)
+			if i < 0 {
+				break
+			}
+			if (i == 0 || !idByte(rest[i-1])) && labelEnds(rest, i+len(l)) {
+				out = append(out, l)
+				break
+			}
+			rest = rest[i+len(l):]
+		}
+	}
+	return out
+}
+
+// ReportPage is report.html: RELEASE_REPORT.md rendered, with a link to
+// the file itself.
+type ReportPage struct {
+	Layout
+	Doc     markdownDoc
+	RawHref string
+}
+
+func (v *view) reportPage() (*ReportPage, error) {
+	doc, err := renderMarkdown(v.in.Release.Report(), nil)
+	if err != nil {
+		return nil, err
+	}
+	return &ReportPage{Layout: v.info.layout(reportPagePath, "Release report"), Doc: doc, RawHref: reportPath}, nil
 }
 
 // NotFoundPage is 404.html. A host serves it for a missing file at any
-// depth, so it holds its own styles and links only to the site's top
-// folder.
+// depth, so it holds its own styles, and its links are made absolute by
+// a small script that finds the site's top folder from the address.
 type NotFoundPage struct {
 	Title string
 	CSS   template.CSS
@@ -91,4 +166,69 @@ type NotFoundPage struct {
 	// asks no other address for one.
 	Icon template.URL
 	Home string
+	// Pages are the main pages, relative to the site's top folder.
+	Pages []NavLink
+	// Markers are paths that exist only in the top folder and in no
+	// folder below it, for the script to recognise where the top is.
+	Markers []string
+	// Script finds the top folder; ScriptHash allows it, and nothing
+	// else, in the page's content security policy.
+	Script     template.JS
+	ScriptHash string
+}
+
+// findHome is 404.html's script. A host such as GitHub Pages serves the
+// page at the missing address, so relative links would resolve from
+// there. The report's top folder is the part of the address before the
+// first folder that only the top folder holds (snapshots/, cases/, …).
+// Failing that, the script asks the folders of the address, deepest
+// first, for the stylesheet that only the top folder has.
+const findHome = `(function () {
+  var list = document.querySelector(".not-found-pages");
+  var markers = list.getAttribute("data-markers").split(" ");
+  var path = location.pathname;
+  var links = list.querySelectorAll("a[data-page]");
+  function use(top, found) {
+    links.forEach(function (a) { a.href = top + a.getAttribute("data-page"); });
+    if (found) list.setAttribute("data-top", top);
+  }
+  var best = -1;
+  markers.forEach(function (m) {
+    var i = path.indexOf("/" + m);
+    if (i >= 0 && (best < 0 || i < best)) best = i;
+  });
+  if (best >= 0) { use(path.slice(0, best + 1), true); return; }
+  var tops = [];
+  for (var i = path.lastIndexOf("/"); i >= 0; i = path.lastIndexOf("/", i - 1)) {
+    tops.push(path.slice(0, i + 1));
+    if (i === 0) break;
+  }
+  use(tops[0], false);
+  if (location.protocol === "file:" || !window.fetch) return;
+  (function probe(k) {
+    if (k >= tops.length) return;
+    fetch(tops[k] + "` + stylePath + `", {method: "HEAD"}).then(function (r) {
+      if (r.ok) use(tops[k], true); else probe(k + 1);
+    }, function () { probe(k + 1); });
+  })(0);
+})();`
+
+func (v *view) notFound(css template.CSS, icon template.URL) *NotFoundPage {
+	p := &NotFoundPage{Title: "Page not found", CSS: css, Icon: icon, Home: overviewPath,
+		Markers: []string{"snapshots/", "cases/", "results/", "assets/"}, Script: template.JS(findHome)}
+	sum := sha256.Sum256([]byte(findHome))
+	p.ScriptHash = "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+	p.Pages = []NavLink{{Href: overviewPath, Text: "Release overview"}}
+	if v.info.HasPolicy {
+		p.Pages = append(p.Pages, NavLink{Href: policyPath, Text: "Policy"})
+	}
+	if v.info.HasHandoff {
+		p.Pages = append(p.Pages, NavLink{Href: handoffPath, Text: "Handoff"})
+	}
+	p.Pages = append(p.Pages, NavLink{Href: reportPagePath, Text: "Release report"})
+	labels := v.info.Labels
+	for i := len(labels) - 1; i >= max(0, len(labels)-navSnapshots); i-- {
+		p.Pages = append(p.Pages, NavLink{Href: snapshotPath(labels[i]), Text: "Snapshot " + labels[i]})
+	}
+	return p
 }

@@ -100,15 +100,19 @@ type ForbiddenRow struct {
 type CitationRow struct {
 	ID        string
 	Href      string // the rule on policy.html; "" when it is no rule
-	Class     string // "current", "outdated", "unknown", "missing"
+	Class     string // "current", "outdated", "unknown", "missing", "unchecked"
 	State     string // in words
 	Icon      string // decoration beside State
 	Successor *NavLink
 }
 
 // citationRow checks a cited identifier; policy is the relative href of
-// policy.html.
+// policy.html. Without POLICY.md (p nil) nothing is checked and there is
+// no policy page to link.
 func citationRow(id string, p *suite.Policy, policy string) CitationRow {
+	if p == nil {
+		return CitationRow{ID: id, Class: "unchecked", State: "not checked: the data folder has no POLICY.md", Icon: "–"}
+	}
 	c := judge.CheckCitation(id, p)
 	row := CitationRow{ID: id, Icon: "⚠"}
 	switch c.State {
@@ -148,9 +152,16 @@ func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 		p.Raw = rawOutput(out)
 		p.RawSource = fmt.Sprintf("line %d of outputs/%s.jsonl", out.Line, label)
 	}
-	for _, l := range v.info.Labels {
-		if l != label {
-			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + drilldownPath(l, c.ID), Text: l})
+	// The previous and the next snapshot only: the history page lists
+	// the rest, and a link to every other snapshot would make the site
+	// grow with the square of their number.
+	labels := v.info.Labels
+	if k := slices.Index(labels, label); k >= 0 {
+		if k > 0 {
+			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + drilldownPath(labels[k-1], c.ID), Text: labels[k-1] + " (previous)"})
+		}
+		if k+1 < len(labels) {
+			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + drilldownPath(labels[k+1], c.ID), Text: labels[k+1] + " (next)"})
 		}
 	}
 	p.OutputView = v.outputView(c, s.Outputs[i], res.Failures, root)
@@ -201,10 +212,6 @@ func (v *view) outputView(c *suite.Case, out *suite.Output, failures []judge.Fai
 		o.ExpectedCitations = append(o.ExpectedCitations, row)
 	}
 	for _, id := range dedupe(cited) {
-		if policyRules == nil {
-			o.ActualCitations = append(o.ActualCitations, CitationRow{ID: id, Class: "unjudged", State: "not judged: the data folder has no POLICY.md"})
-			continue
-		}
 		row := citationRow(id, policyRules, policy)
 		if row.Class == "current" && !slices.Contains(exp.Citations, id) {
 			row.State = "current rule, not expected (allowed)"

@@ -178,3 +178,11 @@ func readTree(t testing.TB, dir string) map[string][]byte {
 	}
 	return files
 }
+
+// copySample copies the sample data folder to a new temporary folder.
+func copySample(t testing.TB) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "data")
+	copyDir(t, sampleData, dst)
+	return dst
+}

@@ -40,7 +40,7 @@ func TestWriteLargeSuite(t *testing.T) {
 		t.Skip("set -large-suite DIR to write the generated suite")
 	}
 	writeLargeSuite(t, *largeSuite, largeCases)
-	if _, err := loadInput(*largeSuite); err != nil {
+	if _, err := Load(*largeSuite); err != nil {
 		t.Fatalf("the generated suite does not load: %v", err)
 	}
 }
@@ -75,7 +75,7 @@ func BenchmarkBuildLarge(b *testing.B) {
 func BenchmarkRenderLarge(b *testing.B) {
 	data := filepath.Join(b.TempDir(), "data")
 	writeLargeSuite(b, data, largeCases)
-	in, err := loadInput(data)
+	in, err := Load(data)
 	if err != nil {
 		b.Fatal(err)
 	}

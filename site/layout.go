@@ -19,7 +19,12 @@ type Layout struct {
 	Nav     []NavLink
 	// Snapshots link every snapshot's page; the current one is marked.
 	Snapshots []NavLink
-	Footer    string
+	// AllSnapshots leads to the full list when Snapshots shows only some.
+	AllSnapshots *NavLink
+	Footer       string
+	Provenance   Provenance
+	// ReportHref is the rendered release report, for the footer.
+	ReportHref string
 	// Header is the navigation rendered with the "header" template.
 	Header template.HTML
 	// headerKey names what Header depends on, for reuse across pages.
@@ -49,6 +54,7 @@ type siteInfo struct {
 	HasPolicy     bool // false without POLICY.md: no policy page
 	PolicyVersion string
 	CaseCount     int
+	Provenance    Provenance
 }
 
 // policyText names the policy in the footer: "Policy ER-2026.10", or
@@ -59,6 +65,11 @@ func (s siteInfo) policyText() string {
 	}
 	return "Policy " + s.PolicyVersion
 }
+
+// navSnapshots is how many of the latest snapshots the header names. A
+// page never links every snapshot: with a year of nightly snapshots that
+// would make the site grow with the square of their number.
+const navSnapshots = 4
 
 // layout frames the page at path.
 func (s siteInfo) layout(path, title string) Layout {
@@ -73,36 +84,52 @@ func (s siteInfo) layout(path, title string) Layout {
 	if s.HasHandoff {
 		nav = append(nav, link(handoffPath, "Handoff"))
 	}
-	nav = append(nav, link(reportPath, "Report (Markdown)"))
-	snaps := make([]NavLink, len(s.Labels))
+	nav = append(nav, link(reportPagePath, "Report"))
+	// The latest snapshots, and the one this page belongs to.
+	var snaps []NavLink
+	first := max(0, len(s.Labels)-navSnapshots)
 	for i, l := range s.Labels {
-		snaps[i] = link(snapshotPath(l), l)
+		inSection := strings.HasPrefix(path, "snapshots/"+l+"/")
+		if i < first && !inSection && path != snapshotPath(l) {
+			continue
+		}
+		n := link(snapshotPath(l), l)
 		// A drilldown lies inside its snapshot.
-		snaps[i].InSection = strings.HasPrefix(path, "snapshots/"+l+"/")
+		n.InSection = inSection
+		snaps = append(snaps, n)
+	}
+	var all *NavLink
+	if first > 0 {
+		all = &NavLink{Href: root + overviewPath + "#history", Text: "All " + strconv.Itoa(len(s.Labels)) + " snapshots"}
 	}
 	// The navigation depends only on the way back to the root and on
-	// which links are marked.
+	// which links are marked (an older snapshot is listed only on its
+	// own pages, so a marked link is named).
 	key := []byte(root)
 	for _, l := range append(nav, snaps...) {
 		switch {
 		case l.Current:
-			key = append(key, 'c')
+			key = append(append(key, 'c'), l.Href...)
 		case l.InSection:
-			key = append(key, 's')
+			key = append(append(key, 's'), l.Href...)
 		default:
 			key = append(key, '-')
 		}
+		key = append(key, 0)
 	}
 	return Layout{
-		headerKey: string(key),
-		Title:     title,
-		Root:      root,
-		Style:     root + stylePath,
-		Script:    root + scriptPath,
-		Tables:    root + tablesScript,
-		Icon:      root + iconPath,
-		Nav:       nav,
-		Snapshots: snaps,
-		Footer:    s.policyText() + " · " + strconv.Itoa(s.CaseCount) + " " + plural(s.CaseCount, "case", "cases") + " · " + strconv.Itoa(len(s.Labels)) + " " + plural(len(s.Labels), "snapshot", "snapshots"),
+		headerKey:    string(key),
+		Title:        title,
+		Root:         root,
+		Style:        root + stylePath,
+		Script:       root + scriptPath,
+		Tables:       root + tablesScript,
+		Icon:         root + iconPath,
+		Nav:          nav,
+		Snapshots:    snaps,
+		AllSnapshots: all,
+		Provenance:   s.Provenance,
+		ReportHref:   root + reportPagePath,
+		Footer:       s.policyText() + " · " + strconv.Itoa(s.CaseCount) + " " + plural(s.CaseCount, "case", "cases") + " · " + strconv.Itoa(len(s.Labels)) + " " + plural(len(s.Labels), "snapshot", "snapshots"),
 	}
 }

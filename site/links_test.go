@@ -96,7 +96,8 @@ func TestLinksResolve(t *testing.T) {
 }
 
 // Test404LinksOnlyToTheTop checks the page a host shows for any missing
-// address, at any depth: it loads nothing and links only to the overview.
+// address, at any depth: it loads nothing and links only to the main
+// pages of the top folder, which its script resolves from the address.
 func Test404LinksOnlyToTheTop(t *testing.T) {
 	doc := parsePage(t, builtSample(t), notFoundPath)
 	for _, n := range findAll(doc, sel("")) {
@@ -111,9 +112,19 @@ func Test404LinksOnlyToTheTop(t *testing.T) {
 			if !strings.HasPrefix(href, "data:image/svg+xml,") {
 				t.Errorf("404.html icon %q is not inline", href)
 			}
-		case href != "index.html":
+		case strings.Contains(href, "/") && !strings.HasPrefix(href, "snapshots/"), strings.Contains(href, ".."), strings.Contains(href, ":"):
 			t.Errorf("404.html links to %q", href)
+		case attr(n, "data-page") != href:
+			t.Errorf("404.html link %q has no data-page for its script", href)
 		}
+	}
+	var pages []string
+	for _, a := range findAll(doc, within(sel("ul", class("not-found-pages")), sel("a"))) {
+		pages = append(pages, attr(a, "href"))
+	}
+	want := "index.html policy.html handoff.html report.html snapshots/candidate-v3.html snapshots/candidate-v2.html snapshots/baseline-v1.html"
+	if got := strings.Join(pages, " "); got != want {
+		t.Errorf("404.html lists %s, want %s", got, want)
 	}
 }
 

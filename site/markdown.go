@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"strings"
 
+	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/suite"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/renderer"
@@ -28,16 +30,40 @@ type markdownDoc struct {
 // renderMarkdown renders HANDOFF.md-style text with the converter the
 // policy is read with: GFM, raw HTML omitted, dangerous link targets
 // dropped, images shown as links so a page never loads another host.
-func renderMarkdown(src []byte) (markdownDoc, error) {
-	return convert(src, nil)
+// Case and rule ids become links (ids may be nil).
+func renderMarkdown(src []byte, ids *idLinker) (markdownDoc, error) {
+	return convert(src, func(doc ast.Node, src []byte) {
+		if ids != nil {
+			ids.link(doc, src)
+		}
+	})
+}
+
+// renderHandoff renders HANDOFF.md with case and rule ids linked and a
+// flag after every sentence whose claim about a snapshot's decision
+// contradicts decisions, which it returns.
+func renderHandoff(src []byte, ids idLinker, decisions map[string]decide.Decision) (markdownDoc, []Contradiction, error) {
+	var found []Contradiction
+	doc, err := convert(src, func(doc ast.Node, src []byte) {
+		found = findContradictions(doc, src, decisions)
+		ids.link(doc, src)
+		// The page has its own h1; the note's headings go one level down.
+		for _, h := range headings(doc) {
+			h.Level = min(h.Level+1, 6)
+		}
+		flagContradictions(found)
+	})
+	return doc, found, err
 }
 
 // renderPolicy renders POLICY.md. Each rule heading gets the anchor of
 // suite.Anchor, and at the end of each rule's section a note lists the
 // cases whose expectations cite the rule, or says that none does.
 // citedBy maps rule ids to those cases, already linked for policy.html.
-func renderPolicy(p *suite.Policy, citedBy map[string][]CaseLink) (markdownDoc, error) {
+// Case and rule ids in the text become links.
+func renderPolicy(p *suite.Policy, citedBy map[string][]CaseLink, ids idLinker) (markdownDoc, error) {
 	return convert(p.Source, func(doc ast.Node, src []byte) {
+		ids.link(doc, src)
 		for _, h := range headings(doc) {
 			r, ok := suite.ParseRuleID(suite.HeadingText(h, src))
 			if !ok {
@@ -55,12 +81,13 @@ func renderPolicy(p *suite.Policy, citedBy map[string][]CaseLink) (markdownDoc, 
 
 func convert(src []byte, transform func(doc ast.Node, src []byte)) (markdownDoc, error) {
 	md := suite.Markdown()
-	md.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(coverageRenderer{}, 500)))
+	md.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(coverageRenderer{}, 500), util.Prioritized(flagRenderer{}, 500)))
 	doc := md.Parser().Parse(text.NewReader(src))
 	imagesToLinks(doc)
 	if transform != nil {
 		transform(doc, src)
 	}
+	anchorHeadings(doc, src)
 	var out markdownDoc
 	for _, h := range headings(doc) {
 		if h.Level == 1 {
@@ -73,7 +100,7 @@ func convert(src []byte, transform func(doc ast.Node, src []byte)) (markdownDoc,
 	}
 	// Safe: goldmark escapes text, omits raw HTML (no html.WithUnsafe)
 	// and drops dangerous URLs; the coverage notes escape their own text.
-	out.Body = template.HTML(b.String())
+	out.Body = template.HTML(wrapTables(b.String()))
 	return out, nil
 }
 
@@ -168,4 +195,28 @@ func renderCoverage(w util.BufWriter, _ []byte, node ast.Node, entering bool) (a
 	}
 	_, _ = w.WriteString(".</p>\n")
 	return ast.WalkSkipChildren, nil
+}
+
+// wrapTables puts each table in a region that scrolls sideways on its own
+// and can be reached with the keyboard, so a wide table never widens the
+// page. Raw HTML is omitted, so every "<table>" is one goldmark wrote.
+func wrapTables(h string) string {
+	var b strings.Builder
+	n := 0
+	for {
+		i := strings.Index(h, "<table>")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(h[i:], "</table>")
+		if j < 0 {
+			break
+		}
+		j += i + len("</table>")
+		n++
+		fmt.Fprintf(&b, "%s<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Table %d\">%s</div>", h[:i], n, h[i:j])
+		h = h[j:]
+	}
+	b.WriteString(h)
+	return b.String()
 }

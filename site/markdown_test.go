@@ -25,7 +25,7 @@ func TestMarkdownKeepsDangerOut(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, err := renderMarkdown([]byte(tt.src))
+			doc, err := renderMarkdown([]byte(tt.src), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +74,7 @@ func TestRenderPolicyAnchorsAndCoverage(t *testing.T) {
 	}
 	doc, err := renderPolicy(p, map[string][]CaseLink{
 		"ER-2026.10 §1.1": {{ID: "C-1", Href: "cases/C-1.html"}, {ID: "C-2", Href: "cases/C-2.html"}},
-	})
+	}, idLinker{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,14 +96,14 @@ func TestRenderPolicyAnchorsAndCoverage(t *testing.T) {
 		}
 	}
 	want := []string{
-		"h1# Policy",
-		"h2# 1. Part",
+		"h1#policy Policy",
+		"h2#1-part 1. Part",
 		"h3#rule-er-2026-10-1-1 ER-2026.10 §1.1 First rule",
-		"h4# A sub-heading",
+		"h4#a-sub-heading A sub-heading",
 		"note: Cited by 2 cases: C-1, C-2.",
 		"h3#rule-er-2026-10-1-2 ER-2026.10 §1.2 Second rule",
 		"note: ⚠ Not covered: no case cites ER-2026.10 §1.2.",
-		"h2# Change log",
+		"h2#change-log Change log",
 	}
 	if strings.Join(order, "\n") != strings.Join(want, "\n") {
 		t.Errorf("policy structure:\n%s\nwant:\n%s", strings.Join(order, "\n"), strings.Join(want, "\n"))
@@ -116,7 +116,7 @@ func FuzzRenderMarkdown(f *testing.F) {
 	f.Add("### ER-2026.10 §9.9 <img src=x onerror=alert(1)> __f__alert(1)__f__")
 	f.Add("![a](//evil.invalid/x.png) <https://example.invalid>")
 	f.Fuzz(func(t *testing.T, src string) {
-		doc, err := renderMarkdown([]byte(src))
+		doc, err := renderMarkdown([]byte(src), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +137,7 @@ func FuzzRenderMarkdown(f *testing.F) {
 			}
 		}
 		if p, err := suite.ParsePolicy("POLICY.md", []byte(src)); err == nil {
-			if _, err := renderPolicy(p, nil); err != nil {
+			if _, err := renderPolicy(p, nil, idLinker{}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -2,27 +2,72 @@ package site
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
-// OverviewPage is index.html: every snapshot side by side, the
-// thresholds, the performance charts and what changed between snapshots.
+// OverviewPage is index.html: the verdict on the decisive snapshot first,
+// then the trend over every snapshot, the latest snapshots in full and the
+// rest as one table. Its size grows with the snapshots, one table row
+// each, and its first screen stays the same however many there are.
 type OverviewPage struct {
 	Layout
-	Summary    string
-	Latest     SnapshotCard
-	Cards      []SnapshotCard
-	Thresholds []Threshold
-	P95Chart   Chart
-	P95Rows    []ChartRow
-	CostChart  Chart
-	CostRows   []ChartRow
-	Changes    []Change
-	Files      []NavLink
+	Verdict     Verdict
+	Trend       []TrendChart
+	Recent      []SnapshotCard // the latest snapshots, newest first
+	History     []SnapshotCard // every snapshot, newest first
+	HistoryOpen bool           // few enough to show the table unfolded
+	Thresholds  []Threshold
+	Change      *Change // the decisive snapshot against the one before it
+	Files       []NavLink
 }
+
+// recentCards is how many of the latest snapshots the overview shows in
+// full; the history table lists them all.
+const recentCards = 3
+
+// openHistory is the most snapshots whose table the overview shows
+// unfolded.
+const openHistory = 12
+
+// Verdict is the overview's opening: what the decisive snapshot's
+// decision is and means, its gates in numbers, the critical cases that
+// fail in it and the rules no case covers.
+type Verdict struct {
+	Snapshot SnapshotCard
+	// Position: "the latest of 3 snapshots", "the only snapshot".
+	Position string
+	// Meaning: "may ship under policy ER-2026.10", "needs review: …".
+	Meaning string
+	Gates   []VerdictGate
+	// Critical names the failing critical cases, linked to their
+	// drilldowns; MoreCritical counts those left unnamed.
+	Critical     []CaseLink
+	MoreCritical int
+	// Uncovered names rules that no case cites; MoreUncovered counts
+	// those left unnamed, and UncoveredHref leads to the whole list.
+	Uncovered     []CaseLink
+	MoreUncovered int
+	UncoveredHref string
+	RuleCount     int
+	None          bool // no snapshot at all
+}
+
+// VerdictGate is one gate in the verdict: "pass rate 91.67% (at least 90%)".
+type VerdictGate struct {
+	Name    string
+	Value   string
+	Limit   string
+	Passed  bool
+	Verdict Badge
+}
+
+// verdictNames bound how many cases and rules the verdict names; the
+// rest are counted and linked.
+const verdictNames = 8
 
 // SnapshotCard sums up one snapshot.
 type SnapshotCard struct {
@@ -37,10 +82,11 @@ type SnapshotCard struct {
 	P95         string
 	AvgCost     string
 	Failing     int
-	// Provenance is the snapshot's meta.json, nil without one.
-	Provenance *Provenance
+	// Recording is the snapshot's meta.json, nil without one.
+	Recording *Recording
 	// Trials sums up the snapshot's trials, nil without trials.
 	Trials *TrialSummary
+	Inputs []HashRow
 }
 
 // Threshold is one frozen limit of gate.json, worded.
@@ -49,13 +95,11 @@ type Threshold struct {
 	Limit string
 }
 
-// ChartRow is one bar of a chart as text, for readers without the chart.
-type ChartRow struct {
-	Label   string
-	Href    string
-	Value   string
-	Verdict Badge
-	Note    string // "within the limit", "over the limit by 2,700 ms"
+// TrendChart is one measure over every snapshot.
+type TrendChart struct {
+	Title string
+	Note  string
+	Chart Chart
 }
 
 // Change is what changed between two consecutive snapshots.
@@ -84,8 +128,9 @@ func snapshotCard(s *evaluator.Snapshot, gates []GateRow, root string) SnapshotC
 		P95:         s.P95Text(),
 		AvgCost:     s.AvgCostText(),
 		Failing:     r.CasesTotal - r.CasesPassed,
-		Provenance:  provenance(r.Meta),
+		Recording:   recording(r.Meta),
 		Trials:      trialSummary(s),
+		Inputs:      inputHashes(r.Inputs),
 	}
 }
 
@@ -93,64 +138,166 @@ func (v *view) overview() (*OverviewPage, error) {
 	rel := v.in.Release
 	g := rel.Suite.Gate
 	p := &OverviewPage{Layout: v.info.layout(overviewPath, "Release overview")}
-	p.Summary = p.Footer
-	for _, s := range rel.Snapshots {
-		p.Cards = append(p.Cards, snapshotCard(s, gateRows(s), ""))
-		p.Files = append(p.Files, NavLink{Href: resultsPath(s.Label()), Text: "results/" + s.Label() + ".json"})
+	cards := make([]SnapshotCard, len(rel.Snapshots))
+	for i, s := range rel.Snapshots {
+		cards[i] = snapshotCard(s, gateRows(s), "")
 	}
-	p.Files = append(p.Files, NavLink{Href: reportPath, Text: reportPath})
-	if n := len(p.Cards); n > 0 {
-		p.Latest = p.Cards[n-1]
+	for i := len(cards) - 1; i >= 0; i-- {
+		p.History = append(p.History, cards[i])
 	}
+	p.Recent = p.History[:min(recentCards, len(p.History))]
+	p.HistoryOpen = len(p.History) <= openHistory
+	p.Verdict = v.verdict()
+	p.Files = []NavLink{{Href: reportPagePath, Text: "Release report"}, {Href: reportPath, Text: reportPath + " (Markdown)"}}
 	for _, t := range decide.Thresholds(g) {
 		p.Thresholds = append(p.Thresholds, Threshold{t.Spec.Topic, t.Text()})
 	}
 	if t, ok := trialThreshold(rel); ok {
 		p.Thresholds = append(p.Thresholds, t)
 	}
-
-	labels := v.info.Labels
-	p95s, costs := make([]float64, len(labels)), make([]float64, len(labels))
-	p95Over, costOver := make([]bool, len(labels)), make([]bool, len(labels))
-	for i, s := range rel.Snapshots {
-		row := func(name string) (ChartRow, float64, bool) {
-			r := ChartRow{Label: s.Label(), Href: snapshotPath(s.Label())}
-			g, _ := s.Result.Gate(name)
-			r.Value, r.Verdict, r.Note = g.ObservedText(), verdictBadge(g.Passed), g.MarginText()
-			switch {
-			case !g.Measured():
-				r.Note = "not measured"
-			case g.Off():
-				r.Verdict, r.Note = notGatedBadge, ""
-			}
-			var v float64
-			if g.Value != nil {
-				v, _ = g.Value.Float64()
-			}
-			return r, v, !g.Passed
-		}
-		var r ChartRow
-		r, p95s[i], p95Over[i] = row(decide.GateP95Latency)
-		p.P95Rows = append(p.P95Rows, r)
-		r, costs[i], costOver[i] = row(decide.GateAvgCost)
-		p.CostRows = append(p.CostRows, r)
-	}
 	var err error
-	p.P95Chart, err = renderBar(barSpec{ID: "overview_p95", Categories: labels, Values: p95s, Over: p95Over,
-		AxisName: "p95 latency (ms)", Height: "300px",
-		Lines: limitLines(g, decide.GateP95Latency, "limit ")})
-	if err != nil {
+	if p.Trend, err = v.trend(); err != nil {
 		return nil, err
 	}
-	p.CostChart, err = renderBar(barSpec{ID: "overview_cost", Categories: labels, Values: costs, Over: costOver,
-		AxisName: "average cost (USD)", Height: "300px",
-		Lines: limitLines(g, decide.GateAvgCost, "limit ")})
-	if err != nil {
-		return nil, err
+	var charts []Chart
+	for _, t := range p.Trend {
+		charts = append(charts, t.Chart)
 	}
-	p.Scripts = chartAssets(p.P95Chart, p.CostChart)
-	p.Changes = changes(rel)
+	p.Scripts = chartAssets(charts...)
+	if n := len(rel.Snapshots); n > 1 {
+		c := change(rel, rel.Snapshots[n-2], rel.Snapshots[n-1])
+		p.Change = &c
+	}
 	return p, nil
+}
+
+// verdict words the decisive snapshot: the latest in snapshot order.
+func (v *view) verdict() Verdict {
+	rel := v.in.Release
+	n := len(rel.Snapshots)
+	if n == 0 {
+		return Verdict{None: true, Meaning: "no snapshot has been judged"}
+	}
+	s := rel.Snapshots[n-1]
+	gates := gateRows(s)
+	vd := Verdict{Snapshot: snapshotCard(s, gates, ""), Position: "the only snapshot"}
+	if n > 1 {
+		vd.Position = "the latest of " + strconv.Itoa(n) + " snapshots"
+	}
+	var failures []string
+	for _, gr := range gates {
+		if gr.failure != "" {
+			failures = append(failures, gr.failure)
+		}
+	}
+	switch s.Result.Decision {
+	case decide.Pass:
+		vd.Meaning = "may ship (there is no policy)"
+		if rel.Suite.Policy != nil {
+			vd.Meaning = "may ship under policy " + rel.Suite.Policy.Version
+		}
+	case decide.Review:
+		vd.Meaning = "needs review: " + joinClauses(failures)
+	default:
+		vd.Meaning = "blocked: " + joinClauses(failures)
+	}
+	for _, gr := range gates {
+		vd.Gates = append(vd.Gates, verdictGate(gr))
+	}
+	for i, c := range rel.Suite.Cases {
+		if c.Severity != suite.Critical || s.Result.Cases[i].Passed {
+			continue
+		}
+		if len(vd.Critical) < verdictNames {
+			vd.Critical = append(vd.Critical, CaseLink{ID: c.ID, Href: drilldownPath(s.Label(), c.ID)})
+		} else {
+			vd.MoreCritical++
+		}
+	}
+	if rel.Suite.Policy == nil {
+		return vd
+	}
+	cited := v.citations()
+	vd.RuleCount = len(rel.Suite.Policy.Rules)
+	vd.UncoveredHref = policyPath + "#coverage"
+	for _, r := range rel.Suite.Policy.Rules {
+		if len(cited[r.ID]) > 0 {
+			continue
+		}
+		if len(vd.Uncovered) < verdictNames {
+			vd.Uncovered = append(vd.Uncovered, CaseLink{ID: r.ID, Href: policyPath + "#" + r.Anchor()})
+		} else {
+			vd.MoreUncovered++
+		}
+	}
+	return vd
+}
+
+// verdictGate shortens a gate row for the verdict's list.
+func verdictGate(g GateRow) VerdictGate {
+	names := map[string]string{
+		decide.GatePassRate:         "pass rate",
+		decide.GateCriticalFailures: "critical failures",
+		decide.GateP95Latency:       "p95 latency",
+		decide.GateAvgCost:          "average cost",
+	}
+	name := names[g.Gate]
+	if name == "" {
+		name = g.Name
+	}
+	return VerdictGate{Name: name, Value: g.Observed, Limit: g.Threshold, Passed: g.Passed, Verdict: verdictBadge(g.Passed)}
+}
+
+// trend draws pass rate, p95 latency and average cost over every
+// snapshot, each against its limit (none when the gate is off), each
+// point shaped by its decision.
+func (v *view) trend() ([]TrendChart, error) {
+	rel := v.in.Release
+	g := rel.Suite.Gate
+	n := len(rel.Snapshots)
+	decisions := make([]decide.Decision, n)
+	for i, s := range rel.Snapshots {
+		decisions[i] = s.Result.Decision
+	}
+	measures := []struct {
+		gate, title, id, axis string
+		scale                 float64 // a fraction is drawn as a percentage
+		max                   float64
+	}{
+		{decide.GatePassRate, "Pass rate", "trend_pass_rate", "pass rate (%)", 100, 100},
+		{decide.GateP95Latency, "p95 latency", "trend_p95", "p95 (ms)", 1, 0},
+		{decide.GateAvgCost, "Average cost", "trend_cost", "cost (USD)", 1, 0},
+	}
+	var out []TrendChart
+	for _, m := range measures {
+		spec := trendSpec{ID: m.id, Labels: v.info.Labels, Decisions: decisions, AxisName: m.axis, Height: "180px", Max: m.max,
+			Values: make([]*float64, n)}
+		for i, s := range rel.Snapshots {
+			if gr, ok := s.Result.Gate(m.gate); ok && gr.Value != nil {
+				f, _ := gr.Value.Float64()
+				f *= m.scale
+				spec.Values[i] = &f
+			}
+		}
+		note := "Not gated: no limit is set."
+		if limit, on := decide.Limit(g, m.gate); on {
+			sp, _ := decide.SpecOf(m.gate)
+			f, _ := limit.Float64()
+			text := sp.Unit.Format(limit)
+			word := "limit"
+			if m.gate == decide.GatePassRate {
+				word = "min"
+			}
+			spec.Limit = &refLine{Label: word + " " + text, Value: f * m.scale, Color: limitColour}
+			note = "The dashed line is the " + map[bool]string{true: "minimum", false: "limit"}[word == "min"] + " of " + text + "."
+		}
+		c, err := renderTrend(spec)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, TrendChart{Title: m.title, Note: note, Chart: c})
+	}
+	return out, nil
 }
 
 // limitLines is the dashed line of a gate's threshold on a chart, none
@@ -165,34 +312,31 @@ func limitLines(g suite.Gate, gate, prefix string) []refLine {
 	return []refLine{{Label: prefix + spec.Unit.Format(limit), Value: v, Color: limitColour}}
 }
 
-// changes compares each snapshot with the one before it, case by case.
-func changes(rel *evaluator.Release) []Change {
-	var out []Change
-	for i := 1; i < len(rel.Snapshots); i++ {
-		prev, cur := rel.Snapshots[i-1], rel.Snapshots[i]
-		c := Change{
-			From: NavLink{Href: snapshotPath(prev.Label()), Text: prev.Label()},
-			To:   NavLink{Href: snapshotPath(cur.Label()), Text: cur.Label()},
-		}
-		for j, cs := range rel.Suite.Cases {
-			link := CaseLink{ID: cs.ID, Href: historyPath(cs.ID)}
-			was, is := prev.Result.Cases[j].Passed, cur.Result.Cases[j].Passed
-			switch {
-			case flakyEither(prev, cur, j):
-				c.Flaky = append(c.Flaky, FlakyChange{CaseLink: link, Was: verdictWithTrials(prev, j), Is: verdictWithTrials(cur, j)})
-			case !was && is:
-				c.Fixed = append(c.Fixed, link)
-			case was && !is:
-				c.Regressed = append(c.Regressed, link)
-			case !was && !is:
-				c.StillFailing = append(c.StillFailing, link)
-			}
-		}
-		c.Summary = fmt.Sprintf("%d fixed, %d regressed, %d still failing", len(c.Fixed), len(c.Regressed), len(c.StillFailing))
-		if len(c.Flaky) > 0 {
-			c.Summary += fmt.Sprintf("; %d flaky, not counted as changes", len(c.Flaky))
-		}
-		out = append(out, c)
+// change compares a snapshot with the one before it, case by case.
+// Cases flaky in either snapshot are listed apart: their verdict may
+// differ by luck, not by a change.
+func change(rel *evaluator.Release, prev, cur *evaluator.Snapshot) Change {
+	c := Change{
+		From: NavLink{Href: snapshotPath(prev.Label()), Text: prev.Label()},
+		To:   NavLink{Href: snapshotPath(cur.Label()), Text: cur.Label()},
 	}
-	return out
+	for j, cs := range rel.Suite.Cases {
+		link := CaseLink{ID: cs.ID, Href: historyPath(cs.ID)}
+		was, is := prev.Result.Cases[j].Passed, cur.Result.Cases[j].Passed
+		switch {
+		case flakyEither(prev, cur, j):
+			c.Flaky = append(c.Flaky, FlakyChange{CaseLink: link, Was: verdictWithTrials(prev, j), Is: verdictWithTrials(cur, j)})
+		case !was && is:
+			c.Fixed = append(c.Fixed, link)
+		case was && !is:
+			c.Regressed = append(c.Regressed, link)
+		case !was && !is:
+			c.StillFailing = append(c.StillFailing, link)
+		}
+	}
+	c.Summary = fmt.Sprintf("%d fixed, %d regressed, %d still failing", len(c.Fixed), len(c.Regressed), len(c.StillFailing))
+	if len(c.Flaky) > 0 {
+		c.Summary += fmt.Sprintf("; %d flaky, not counted as changes", len(c.Flaky))
+	}
+	return c
 }

@@ -24,6 +24,8 @@ const (
 	// load as scripts: a page opened from disk may not fetch files.
 	casesDataPath  = "data/cases.js"
 	matrixDataPath = "data/matrix.js"
+	// reportPagePath is RELEASE_REPORT.md rendered as a page.
+	reportPagePath = "report.html"
 )
 
 // Labels and case ids are safe file names by contract (suite.SafeID), so

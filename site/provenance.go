@@ -1,54 +1,79 @@
 package site
 
 import (
-	"time"
+	"crypto/sha256"
+	"encoding/hex"
+	"runtime/debug"
 
-	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/evaluator"
 )
 
-// Provenance is where a snapshot came from, as its meta.json says.
+// Provenance says where every number of the site came from: the program
+// that built it, the policy version and one hash over the suite's inputs.
+// It holds no clock reading, so two builds of the same inputs stay
+// byte-identical.
 type Provenance struct {
-	Items []ProvenanceItem
-	// Description is the snapshot's own words about itself.
-	Description string
+	Version       string // of releasegate, "(devel)" for an untagged build
+	PolicyVersion string
+	// InputsHash is the SHA-256 of the hashes of cases.jsonl, POLICY.md
+	// and gate.json; InputsShort is its first twelve digits.
+	InputsHash  string
+	InputsShort string
+	// InputsTitle lists the hashes it was made from, for a tooltip.
+	InputsTitle string
 }
 
-// ProvenanceItem is one named fact of a snapshot's provenance.
-type ProvenanceItem struct {
-	Name  string // "Model"
-	Value string
-	// DateTime is the machine-readable time of a recorded_at value.
-	DateTime string
+// HashRow is one input file's SHA-256, short for the eye and in full for
+// the tooltip.
+type HashRow struct {
+	File  string
+	Short string
+	Full  string
 }
 
-// provenance is nil for a snapshot without a meta.json or with an empty
-// one.
-func provenance(m *suite.Meta) *Provenance {
-	if m == nil {
-		return nil
+func hashRow(file, full string) HashRow {
+	short := full
+	if len(short) > 12 {
+		short = short[:12]
 	}
-	p := &Provenance{Description: m.Description}
-	if m.Model != "" {
-		p.Items = append(p.Items, ProvenanceItem{Name: "Model", Value: m.Model})
+	return HashRow{File: file, Short: short, Full: full}
+}
+
+// inputHashes lists the hashes of the files a snapshot was judged from.
+func inputHashes(in evaluator.Inputs) []HashRow {
+	return []HashRow{
+		hashRow("cases.jsonl", in.CasesSHA256),
+		hashRow("outputs", in.OutputsSHA256),
+		hashRow("POLICY.md", in.PolicySHA256),
+		hashRow("gate.json", in.GateSHA256),
 	}
-	if m.Commit != "" {
-		p.Items = append(p.Items, ProvenanceItem{Name: "Commit", Value: m.Commit})
+}
+
+// newProvenance sums up the release's suite inputs. The outputs are left
+// out on purpose: each snapshot's outputs hash is on its own card, and a
+// new recording of one snapshot then leaves every other page as it was.
+func newProvenance(rel *evaluator.Release) Provenance {
+	p := Provenance{Version: toolVersion(), PolicyVersion: rel.Suite.PolicyVersion()}
+	if len(rel.Snapshots) == 0 {
+		return p
 	}
-	if m.RecordedAt != "" {
-		p.Items = append(p.Items, ProvenanceItem{Name: "Recorded", Value: recordedText(m.RecordedAt), DateTime: m.RecordedAt})
+	in := rel.Snapshots[0].Result.Inputs
+	h := sha256.New()
+	title := ""
+	for _, r := range []HashRow{hashRow("cases.jsonl", in.CasesSHA256), hashRow("POLICY.md", in.PolicySHA256), hashRow("gate.json", in.GateSHA256)} {
+		h.Write([]byte(r.Full + "  " + r.File + "\n"))
+		title += r.File + " sha256 " + r.Full + "\n"
 	}
-	if len(p.Items) == 0 && p.Description == "" {
-		return nil
-	}
+	p.InputsHash = hex.EncodeToString(h.Sum(nil))
+	p.InputsShort = p.InputsHash[:12]
+	p.InputsTitle = "sha256 " + p.InputsHash + " of:\n" + title
 	return p
 }
 
-// recordedText words an RFC 3339 time in UTC to the minute, the way the
-// rest of the site writes times: "2026-11-24 08:00 UTC".
-func recordedText(s string) string {
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return s // the loader refuses such a value; show it as given
+// toolVersion is the module version the program was built as.
+func toolVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
 	}
-	return t.UTC().Format("2006-01-02 15:04 UTC")
+	return "(devel)"
 }

@@ -16,7 +16,7 @@ import (
 // The page templates. Each is parsed together with templates/base.html
 // into a set of its own, so every page can define "content" without
 // clashing with the others.
-var pageTemplates = []string{"overview", "snapshot", "drilldown", "history", "policy", "handoff", "compare", "matrix"}
+var pageTemplates = []string{"overview", "snapshot", "drilldown", "history", "policy", "handoff", "compare", "matrix", "report"}
 
 // agentTemplate holds the parts that show what an agent did (outputs,
 // paired tool calls, trials, provenance), shared by several pages.
@@ -103,7 +103,7 @@ func newView(in *Input) (*view, error) {
 		return nil, errors.New("site: no evaluated release to render")
 	}
 	rel := in.Release
-	info := siteInfo{HasHandoff: len(in.Handoff) > 0, PolicyVersion: rel.Suite.PolicyVersion(), HasPolicy: rel.Suite.Policy != nil, CaseCount: len(rel.Suite.Cases)}
+	info := siteInfo{HasHandoff: len(in.Handoff) > 0, PolicyVersion: rel.Suite.PolicyVersion(), HasPolicy: rel.Suite.Policy != nil, CaseCount: len(rel.Suite.Cases), Provenance: newProvenance(rel)}
 	seen := map[string]bool{}
 	for _, s := range rel.Snapshots {
 		if len(s.Outputs) != len(rel.Suite.Cases) || len(s.Result.Cases) != len(rel.Suite.Cases) {
@@ -271,6 +271,7 @@ func (r *Renderer) sharedOwnJobs(v *view) []job {
 		pageJob(r, v, matrixPath, "matrix", v.matrixPage),
 		dataJob(casesDataPath, v.casesData),
 		dataJob(matrixDataPath, v.matrixData),
+		pageJob(r, v, reportPagePath, "report", v.reportPage),
 	}
 	if v.info.HasPolicy {
 		jobs = append(jobs, pageJob(r, v, policyPath, "policy", v.policy))
@@ -280,7 +281,7 @@ func (r *Renderer) sharedOwnJobs(v *view) []job {
 	}
 	jobs = append(jobs,
 		pageJob(r, v, notFoundPath, notFoundTemplate, func() (*NotFoundPage, error) {
-			return &NotFoundPage{Title: "Page not found", CSS: r.css, Icon: r.icon, Home: overviewPath}, nil
+			return v.notFound(r.css, r.icon), nil
 		}),
 		fileJob(reportPath, v.in.Release.Report),
 		fileJob(noJekyllPath, func() []byte { return nil }),

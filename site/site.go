@@ -12,6 +12,7 @@
 package site
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"html/template"
@@ -20,9 +21,11 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/site/write"
 )
@@ -104,18 +107,49 @@ func (r *Renderer) RenderShared(in *Input, emit Emit) error {
 
 // BuildOptions tune Build.
 type BuildOptions struct {
+	// Context stops the build when done: files stop being written and the
+	// staged site is removed. Nil means never.
+	Context context.Context
 	// Web holds templates/ and assets/; nil means the embedded copies.
 	Web fs.FS
 	// Progress, when set, is told how many files are written so far.
 	Progress func(done, total int)
+	// Warn, when set, is told of what is worth a warning but does not
+	// stop the build: a sentence of HANDOFF.md that contradicts a
+	// computed decision.
+	Warn func(msg string)
+	// Written, when set, is told the size of the site written.
+	Written func(files int, bytes int64)
+}
+
+// Warnings are what a build warns about in the evaluated input: each
+// sentence of HANDOFF.md that names a snapshot with a decision other than
+// the computed one.
+func (in *Input) Warnings() []string {
+	if len(in.Handoff) == 0 || in.Release == nil {
+		return nil
+	}
+	decisions := map[string]decide.Decision{}
+	for _, s := range in.Release.Snapshots {
+		decisions[s.Label()] = s.Result.Decision
+	}
+	var out []string
+	for _, c := range CheckHandoff(in.Handoff, decisions) {
+		out = append(out, c.String())
+	}
+	return out
 }
 
 // Build evaluates the data folder and writes the whole site to out
 // atomically: a failed build leaves out as it was. A missing HANDOFF.md
 // is no error: the site then has no handoff page and links to none.
 func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
-	if err := checkOut(data, out); err != nil {
+	if err := CheckOut(data, out); err != nil {
 		return nil, err
+	}
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	web := opts.Web
 	if web == nil {
@@ -125,7 +159,7 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := loadInput(data)
+	in, err := Load(data)
 	if err != nil {
 		return nil, err
 	}
@@ -133,19 +167,34 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	if err != nil {
 		return nil, err
 	}
-	tree, err := write.NewTree(out)
+	tree, err := write.NewTree(ctx, out)
 	if err != nil {
 		return nil, err
 	}
 	// The tree takes writes from any goroutine. Creating a file waits on
 	// the disk far longer than on the processor, so several writers keep
 	// the render workers busy meanwhile.
-	if err := r.run(r.allJobs(v), tree.Write, runOptions{writers: fileWriters, reuse: true, progress: opts.Progress}); err != nil {
+	var files atomic.Int64
+	var size atomic.Int64
+	write := func(path string, data []byte) error {
+		files.Add(1)
+		size.Add(int64(len(data)))
+		return tree.Write(path, data)
+	}
+	if err := r.run(r.allJobs(v), write, runOptions{writers: fileWriters, reuse: true, progress: opts.Progress}); err != nil {
 		tree.Abort()
 		return nil, err
 	}
 	if err := tree.Commit(); err != nil {
 		return nil, err
+	}
+	if opts.Warn != nil {
+		for _, w := range in.Warnings() {
+			opts.Warn(w)
+		}
+	}
+	if opts.Written != nil {
+		opts.Written(int(files.Load()), size.Load())
 	}
 	return in.Release, nil
 }
@@ -153,24 +202,47 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 // fileWriters is how many goroutines write a build's files.
 const fileWriters = 4
 
-// loadInput evaluates the data folder with every output kept and reads
-// its HANDOFF.md, which may be missing.
-func loadInput(data string) (*Input, error) {
+// Load is the pipeline of every command that shows or packs a release
+// (build, bundle, verify, serve): it runs load → judge → decide over the
+// data folder (evaluator.EvaluateDir) with every output kept for the
+// pages, and reads its HANDOFF.md, which may be missing.
+func Load(data string) (*Input, error) {
 	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: true, KeepInputs: true})
 	if err != nil {
 		return nil, err
 	}
-	handoff, err := os.ReadFile(filepath.Join(data, load.HandoffFile))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	handoff, err := ReadHandoff(data)
+	if err != nil {
 		return nil, err
 	}
 	return &Input{Release: rel, Handoff: handoff}, nil
 }
 
-// checkOut refuses an output folder whose replacement would destroy
+// ReadHandoff reads the data folder's HANDOFF.md under the rules of every
+// input (a regular file inside the folder, at most 16 MiB); nil when there
+// is none.
+func ReadHandoff(data string) ([]byte, error) {
+	handoff, err := load.ReadFile(data, filepath.Join(data, load.HandoffFile), load.MaxDocumentBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return handoff, err
+}
+
+// Render renders every file of the site of in with the embedded templates
+// and assets, handing each to emit: what Build writes, without a folder.
+func Render(in *Input, emit Emit) error {
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		return err
+	}
+	return r.RenderAll(in, emit)
+}
+
+// CheckOut refuses an output folder whose replacement would destroy
 // something that is not a site: the data folder or a folder holding it,
 // or a folder with files that no build or evaluate wrote.
-func checkOut(data, out string) error {
+func CheckOut(data, out string) error {
 	absOut, err := filepath.Abs(out)
 	if err != nil {
 		return err

@@ -34,8 +34,8 @@ type SnapshotPage struct {
 	// them all.
 	RowsSrc string
 	Counts  string // "8 passed, 4 failed (2 critical)"
-	// Provenance is the snapshot's meta.json, nil without one.
-	Provenance *Provenance
+	// Recording is the snapshot's meta.json, nil without one.
+	Recording *Recording
 	// Trials sums up the snapshot's trials, nil without trials.
 	Trials *TrialSummary
 	// TrialColumn: the case table shows each case's trials and can
@@ -141,7 +141,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 		Gates:  gates,
 		Trials: trialSummary(s),
 	}
-	p.Provenance = p.Card.Provenance
+	p.Recording = p.Card.Recording
 	if p.Trials != nil {
 		p.Trials.MinRate = percent(g.TrialPassRate().Rat())
 	}

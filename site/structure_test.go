@@ -1,6 +1,8 @@
 package site
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -83,10 +85,11 @@ func TestSnapshotPagesShowTheirDecision(t *testing.T) {
 func TestOverviewShowsSnapshotsSideBySide(t *testing.T) {
 	doc := parsePage(t, builtSample(t), "index.html")
 	rows := findAll(doc, within(sel("table", class("compare")), sel("tr")))
+	// Newest first.
 	want := [][]string{
-		{"baseline-v1", "8/12", "2", "1,100 ms", "USD 0.01325", "BLOCK"},
-		{"candidate-v2", "11/12", "0", "5,200 ms", "USD 0.0125", "REVIEW"},
 		{"candidate-v3", "12/12", "0", "2,050 ms", "USD 0.011", "PASS"},
+		{"candidate-v2", "11/12", "0", "5,200 ms", "USD 0.0125", "REVIEW"},
+		{"baseline-v1", "8/12", "2", "1,100 ms", "USD 0.01325", "BLOCK"},
 	}
 	if len(rows) != len(want)+1 {
 		t.Fatalf("%d rows, want %d", len(rows)-1, len(want))
@@ -99,31 +102,103 @@ func TestOverviewShowsSnapshotsSideBySide(t *testing.T) {
 			}
 		}
 	}
-	// Each chart has its numbers beside it and carries a fixed id.
-	for _, chart := range []string{"overview_p95", "overview_cost"} {
+	// The trend: one chart per measure, each with a fixed id.
+	for _, chart := range []string{"trend_pass_rate", "trend_p95", "trend_cost"} {
 		if len(findAll(doc, sel("div", id(chart)))) != 1 {
 			t.Errorf("chart %s missing", chart)
 		}
 	}
-	if n := len(findAll(doc, sel("table", class("chart-data")))); n != 2 {
-		t.Errorf("%d chart data tables, want 2", n)
-	}
+	// Only the latest change, so the page grows by one row per snapshot.
 	changes := findAll(doc, sel("article", class("change")))
-	if len(changes) != 2 {
-		t.Fatalf("%d change blocks, want 2", len(changes))
+	if len(changes) != 1 {
+		t.Fatalf("%d change blocks, want 1", len(changes))
 	}
-	lists := func(change int) string {
-		var parts []string
-		for _, div := range findAll(changes[change], within(sel("dl"), sel("div"))) {
-			parts = append(parts, cellsOf(div)...)
-		}
-		return strings.Join(parts, " | ")
+	var parts []string
+	for _, div := range findAll(changes[0], within(sel("dl"), sel("div"))) {
+		parts = append(parts, cellsOf(div)...)
 	}
-	if got, want := lists(0), "✓ Fixed | ER-004, ER-005, ER-011 | ✕ Regressed | none | … Still failing | ER-007"; got != want {
-		t.Errorf("baseline-v1 → candidate-v2:\n got %s\nwant %s", got, want)
-	}
-	if got, want := lists(1), "✓ Fixed | ER-007 | ✕ Regressed | none | … Still failing | none"; got != want {
+	if got, want := strings.Join(parts, " | "), "✓ Fixed | ER-007 | ✕ Regressed | none | … Still failing | none"; got != want {
 		t.Errorf("candidate-v2 → candidate-v3:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestOverviewVerdictFirst checks the opening of the overview for each
+// kind of decision: the decisive snapshot is the latest one, named with
+// its decision, what that means, the gates in numbers, the failing
+// critical cases linked and the rules no case covers.
+func TestOverviewVerdictFirst(t *testing.T) {
+	tests := []struct {
+		name    string
+		latest  string // the snapshot kept last
+		meaning string
+		gates   int
+		failed  string // the gates that fail
+		crit    []string
+	}{
+		{"pass", "candidate-v3", "may ship under policy ER-2026.10", 4, "", nil},
+		{"review", "candidate-v2", "needs review: p95 latency 5,200 ms is over the limit of 2,500 ms", 4, "p95 latency", nil},
+		{"block", "baseline-v1", "blocked: pass rate 66.67% is below the minimum of 90%; and 2 critical cases failed, at most 0 allowed", 4, "pass rate critical failures", []string{"ER-004", "ER-005"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := copySample(t)
+			for _, l := range []string{"baseline-v1", "candidate-v2", "candidate-v3"} {
+				if l != tt.latest {
+					if err := os.Remove(filepath.Join(data, "outputs", l+".jsonl")); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			out := filepath.Join(t.TempDir(), "site")
+			if _, err := Build(data, out, BuildOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			doc := parsePage(t, out, "index.html")
+			head := findAll(doc, within(sel("div", class("page-head")), sel("section", id("verdict"))))
+			if len(head) != 1 {
+				t.Fatalf("%d verdict sections in the page head, want 1", len(head))
+			}
+			sentence := findAll(head[0], sel("p", class("verdict-sentence")))
+			if len(sentence) != 1 {
+				t.Fatalf("%d verdict sentences, want 1", len(sentence))
+			}
+			got := textOf(sentence[0])
+			for _, w := range []string{tt.latest, "the only snapshot", tt.meaning} {
+				if !strings.Contains(got, w) {
+					t.Errorf("verdict %q lacks %q", got, w)
+				}
+			}
+			if b := findAll(sentence[0], sel("span", class("badge"))); len(b) != 1 || !strings.Contains(textOf(b[0]), strings.ToUpper(map[string]string{"pass": "PASS", "review": "REVIEW", "block": "BLOCK"}[tt.name])) {
+				t.Errorf("verdict badge missing or wrong in %q", got)
+			}
+			items := findAll(head[0], within(sel("ul", class("verdict-gates")), sel("li")))
+			if len(items) != tt.gates {
+				t.Errorf("%d gates in the verdict, want %d", len(items), tt.gates)
+			}
+			var failed []string
+			for _, li := range findAll(head[0], sel("li", class("gate-failed"))) {
+				for _, name := range []string{"pass rate", "critical failures", "p95 latency", "average cost"} {
+					if strings.Contains(textOf(li), name) {
+						failed = append(failed, name)
+					}
+				}
+			}
+			if strings.Join(failed, " ") != tt.failed {
+				t.Errorf("failed gates %q, want %q", strings.Join(failed, " "), tt.failed)
+			}
+			var crit []string
+			for _, a := range findAll(head[0], within(sel("p", class("verdict-critical")), sel("a"))) {
+				if strings.HasPrefix(attr(a, "href"), "snapshots/") {
+					crit = append(crit, textOf(a))
+					if want := "snapshots/" + tt.latest + "/" + textOf(a) + ".html"; attr(a, "href") != want {
+						t.Errorf("critical case links to %q, want %q", attr(a, "href"), want)
+					}
+				}
+			}
+			if strings.Join(crit, ",") != strings.Join(tt.crit, ",") {
+				t.Errorf("critical cases named %v, want %v", crit, tt.crit)
+			}
+		})
 	}
 }
 

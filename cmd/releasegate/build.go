@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/bundle"
 )
 
 const buildHelp = `Usage:
@@ -51,7 +52,16 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		return usageError(stderr, "build", "--out must name a folder")
 	}
-	opts := site.BuildOptions{Progress: newProgress(stderr, *quiet)}
+	ctx, stop := interruptible()
+	defer stop()
+	var files int
+	var size int64
+	opts := site.BuildOptions{
+		Context:  ctx,
+		Progress: newProgress(stderr, *quiet),
+		Warn:     func(msg string) { fmt.Fprintf(stderr, "releasegate build: warning: %s\n", msg) },
+		Written:  func(n int, b int64) { files, size = n, b },
+	}
 	if *web != "" {
 		for _, sub := range []string{"templates", "assets"} {
 			if info, err := os.Stat(filepath.Join(*web, sub)); err != nil || !info.IsDir() {
@@ -64,9 +74,43 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failure(stderr, err)
 	}
+	for _, w := range sizeWarnings(files, size, len(rel.Snapshots)) {
+		fmt.Fprintf(stderr, "releasegate build: warning: %s\n", w)
+	}
 	if !*quiet {
 		fmt.Fprint(stdout, colourTable(rel, paletteFor(stdout)))
-		fmt.Fprintf(stdout, "\nwrote the site to %s; open %s\n", *out, filepath.Join(*out, "index.html"))
+		fmt.Fprintf(stdout, "\nwrote the site to %s (%d files, %s); open %s\n", *out, files, siteSize(size), filepath.Join(*out, "index.html"))
 	}
 	return exitOK
+}
+
+// pagesLimit is the largest site GitHub Pages publishes.
+const pagesLimit = 1_000_000_000
+
+// sizeWarnings names each limit a site of files and size bytes exceeds:
+// GitHub Pages' size, and a bundle's entry count and expanded size (the
+// site, the inputs and MANIFEST).
+func sizeWarnings(files int, size int64, snapshots int) []string {
+	var out []string
+	if size > pagesLimit {
+		out = append(out, fmt.Sprintf("the site is %s, over GitHub Pages' limit of 1 GB: it cannot be published there", siteSize(size)))
+	}
+	lim := bundle.DefaultLimits()
+	// The inputs: POLICY.md, case.schema.json, cases.jsonl, gate.json,
+	// HANDOFF.md and one outputs file per snapshot; and MANIFEST.
+	if entries := files + 5 + snapshots + 1; entries > lim.MaxEntries {
+		out = append(out, fmt.Sprintf("a bundle of this site would hold about %d entries, over the limit of %d that bundle and verify accept", entries, lim.MaxEntries))
+	}
+	if size > lim.MaxTotalSize {
+		out = append(out, fmt.Sprintf("the site is %s, over the %s that bundle and verify accept expanded", siteSize(size), siteSize(lim.MaxTotalSize)))
+	}
+	return out
+}
+
+// siteSize writes a size in the units the limits are stated in.
+func siteSize(n int64) string {
+	if n >= 1e9 {
+		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"strings"
 
-	"github.com/releasegate/releasegate/evaluator"
-	"github.com/releasegate/releasegate/site"
 	"github.com/releasegate/releasegate/site/bundle"
 )
 
@@ -20,8 +20,12 @@ one zip archive to hand over: unzip it and open index.html, offline.
 The archive holds one folder, releasegate-<policy version>-<inputs hash>/,
 with the site at its root, results/<label>.json, RELEASE_REPORT.md, the
 inputs byte for byte in inputs/ (POLICY.md, case.schema.json, cases.jsonl,
-gate.json, HANDOFF.md, outputs/<label>.jsonl) and MANIFEST, the SHA-256 of
-every file in sha256sum format.
+gate.json, HANDOFF.md, outputs/<label>.jsonl), VERSION (the releasegate
+that made it) and MANIFEST, the SHA-256 of every file in sha256sum format.
+
+Bundle refuses, as bad input, what verify would refuse: case ids or
+snapshot labels that differ only in case (ER-001 and er-001), more than
+1,000,000 entries, a file over 64 MiB or a site over 8 GiB.
 
 The same inputs give a byte-identical archive. Every entry carries the time
 SOURCE_DATE_EPOCH when it is set, otherwise the first day of the policy
@@ -48,7 +52,9 @@ func runBundle(args []string, stdout, stderr io.Writer) int {
 	if code := parseFlags(fs, bundleHelp, args, stdout, stderr); code >= 0 {
 		return code
 	}
-	opts := bundle.Options{Data: *data, Output: *output, Build: buildSite}
+	ctx, stop := interruptible()
+	defer stop()
+	opts := bundle.Options{Data: *data, Output: *output, Producer: producer(), Context: ctx}
 	if epoch, ok := os.LookupEnv("SOURCE_DATE_EPOCH"); ok && epoch != "" {
 		t, err := bundle.ParseSourceDateEpoch(epoch)
 		if err != nil {
@@ -69,9 +75,13 @@ func runBundle(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// buildSite writes the site with the embedded templates and assets.
-func buildSite(data, out string) (*evaluator.Release, error) {
-	return site.Build(data, out, site.BuildOptions{})
+// producer names this releasegate in a bundle's VERSION: its version and
+// source revision, without the Go version and platform, which do not
+// change what it writes.
+func producer() string {
+	info, _ := debug.ReadBuildInfo()
+	line, _, _ := strings.Cut(versionLine(info, ""), " (")
+	return line
 }
 
 // byteSize writes a size for people: "812.4 KiB".

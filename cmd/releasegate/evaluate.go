@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/site"
 	"github.com/releasegate/releasegate/site/write"
 )
 
@@ -114,16 +117,23 @@ func runEvaluate(args []string, stdout, stderr io.Writer) int {
 }
 
 func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
+	ctx, stop := interruptible()
+	defer stop()
+	if err := site.CheckOut(data, out); err != nil {
+		return failure(stderr, err)
+	}
+	// HANDOFF.md is not evaluated, but a data folder that build refuses is
+	// refused here too, before CI goes on to build it.
+	if err := load.Check(data, filepath.Join(data, load.HandoffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return failure(stderr, err)
+	}
 	// The JUnit report gives each case its recorded latency as its time,
 	// which needs the outputs.
 	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: ci.junit != ""})
 	if err != nil {
 		return failure(stderr, err)
 	}
-	if err := writeResults(out, rel); err != nil {
-		return failure(stderr, err)
-	}
-	if err := writeCIOutputs(rel, ci); err != nil {
+	if err := publishResults(ctx, out, rel, ci); err != nil {
 		return failure(stderr, err)
 	}
 	switch {
@@ -152,31 +162,37 @@ func colourTable(rel *evaluator.Release, p palette) string {
 	return strings.Join(lines, "")
 }
 
-// writeResults replaces <out>/results with one file per snapshot and
-// writes <out>/RELEASE_REPORT.md.
-func writeResults(out string, rel *evaluator.Release) error {
-	tree, err := write.NewTree(filepath.Join(out, "results"))
+// publishResults replaces <out>/results (one file per snapshot) and
+// <out>/RELEASE_REPORT.md in one step, carrying every other file of out
+// over, and writes the CI outputs. Everything that can fail is done
+// before the step, so a failure changes nothing in out.
+func publishResults(ctx context.Context, out string, rel *evaluator.Release, ci ciOutputs) error {
+	tree, err := write.NewTree(ctx, out)
 	if err != nil {
+		return err
+	}
+	if err := tree.Keep("results", "RELEASE_REPORT.md"); err != nil {
+		tree.Abort()
 		return err
 	}
 	// Large results files and the report take a while to encode; do them
 	// side by side.
-	errs := make([]error, len(rel.Snapshots))
-	var report []byte
+	errs := make([]error, len(rel.Snapshots)+1)
 	var wg sync.WaitGroup
 	for i, s := range rel.Snapshots {
-		wg.Go(func() { errs[i] = tree.WriteFrom(s.Label()+".json", s.Result.WriteJSON) })
+		wg.Go(func() { errs[i] = tree.WriteFrom("results/"+s.Label()+".json", s.Result.WriteJSON) })
 	}
-	wg.Go(func() { report = rel.Report() })
+	wg.Go(func() { errs[len(rel.Snapshots)] = tree.Write("RELEASE_REPORT.md", rel.Report()) })
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		tree.Abort()
 		return err
 	}
-	if err := tree.Commit(); err != nil {
+	if err := writeCIOutputs(rel, ci); err != nil {
+		tree.Abort()
 		return err
 	}
-	return write.File(filepath.Join(out, "RELEASE_REPORT.md"), report)
+	return tree.Commit()
 }
 
 // writeCIOutputs writes the JUnit report (replacing the file) and appends

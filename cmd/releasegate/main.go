@@ -14,6 +14,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -202,6 +203,9 @@ func usageError(stderr io.Writer, name, format string, args ...any) int {
 
 // failure reports bad input or an I/O error.
 func failure(stderr io.Writer, err error) int {
+	if errors.Is(err, context.Canceled) {
+		err = errors.New("interrupted; nothing was changed")
+	}
 	fmt.Fprintf(stderr, "releasegate: %v\n", err)
 	return exitFail
 }

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"archive/zip"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
 
+	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/load"
+	"github.com/releasegate/releasegate/site"
 	"github.com/releasegate/releasegate/site/bundle"
 )
 
@@ -19,12 +23,18 @@ its decisions still follow from its inputs.
 
 The archive is unpacked into a temporary folder, removed afterwards. An
 archive with absolute or "../" paths, links, unusual file modes, duplicate
-names, too many entries, or entries that expand beyond 64 MiB each, 512 MiB
-in all, or their declared size (zip bombs) is refused before anything is
-written. Then every file is checked against MANIFEST, and missing, extra
-and altered files are all named. Last, the bundled inputs are evaluated
-again; every results/<label>.json and RELEASE_REPORT.md must be exactly
-what that gives.
+names, more than 1,000,000 entries, or entries that expand beyond 64 MiB
+each, 8 GiB in all, or their declared size (zip bombs) is refused before
+anything is written. Then every file is checked against MANIFEST, and
+missing, extra and altered files are all named. Last, the site is built
+again from the bundled inputs: every file of the bundle (pages, assets,
+results/<label>.json, RELEASE_REPORT.md) must be byte-identical to the
+rebuild, and a file the rebuild does not write (an injected script) or
+does write but the bundle lacks is named too.
+
+A bundle made by another releasegate (see its VERSION) is said to be so;
+its results and report must still match, while pages that differ are
+reported as unproven rather than forged, and the bundle is not verified.
 
 Exit status:
   0  verified
@@ -50,11 +60,14 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	case fs.NArg() > 1:
 		return usageError(stderr, "verify", "verify one bundle at a time (got %d arguments)", fs.NArg())
 	}
-	rep, err := bundle.Verify(fs.Arg(0), bundle.VerifyOptions{})
+	rep, err := bundle.Verify(fs.Arg(0), bundle.VerifyOptions{Producer: producer()})
 	if err != nil {
 		return failure(stderr, err)
 	}
 	printVerifyReport(stdout, rep)
+	for _, w := range handoffWarnings(fs.Arg(0), rep) {
+		fmt.Fprintf(stderr, "releasegate verify: warning: %s\n", w)
+	}
 	if !rep.Verified() {
 		fmt.Fprintf(stderr, "releasegate verify: %s: not verified (%d problems)\n", rep.Archive, len(rep.Problems))
 		return exitFail
@@ -62,17 +75,35 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// maxProblemsShown bounds the problems printed: a changed input changes
+// every page of a large site.
+const maxProblemsShown = 200
+
 func printVerifyReport(w io.Writer, rep *bundle.Report) {
 	if rep.Verified() {
 		fmt.Fprintf(w, "verified %s\n", rep.Archive)
 	} else {
 		fmt.Fprintf(w, "NOT VERIFIED %s: %d problems\n", rep.Archive, len(rep.Problems))
-		for _, p := range rep.Problems {
+		for i, p := range rep.Problems {
+			if i == maxProblemsShown {
+				fmt.Fprintf(w, "  ... and %d more problems\n", len(rep.Problems)-i)
+				break
+			}
 			fmt.Fprintf(w, "  %s\n", p)
 		}
 	}
 	fmt.Fprintf(w, "  archive sha256 %s\n", rep.SHA256)
 	fmt.Fprintf(w, "  %d files listed in %s/MANIFEST\n", rep.Files, rep.Root)
+	if rep.OtherVersion {
+		madeBy := rep.MadeBy
+		if madeBy == "" {
+			madeBy = "an earlier releasegate (no VERSION file)"
+		}
+		fmt.Fprintf(w, "  made by %s, not by this %s: pages can only be proven by the releasegate that made them\n", madeBy, producer())
+	}
+	if rep.Rebuilt > 0 {
+		fmt.Fprintf(w, "  %d files of the site built again from inputs/ and compared byte for byte\n", rep.Rebuilt)
+	}
 	if len(rep.Snapshots) == 0 {
 		return
 	}
@@ -87,4 +118,37 @@ func printVerifyReport(w io.Writer, rep *bundle.Report) {
 		fmt.Fprintf(tw, "    %s\t%s\t%s\n", s.Label, bundled, s.Recomputed)
 	}
 	tw.Flush()
+}
+
+// handoffWarnings checks the bundled HANDOFF.md against the recomputed
+// decisions: a sentence naming a snapshot with another decision is worth
+// a warning, not a failure. A bundle without the file has nothing to say.
+func handoffWarnings(archive string, rep *bundle.Report) []string {
+	if rep.Root == "" || len(rep.Snapshots) == 0 {
+		return nil
+	}
+	zr, err := zip.OpenReader(archive)
+	if err != nil {
+		return nil
+	}
+	defer zr.Close()
+	f, err := zr.Open(rep.Root + "/" + bundle.InputsDir + "/" + load.HandoffFile)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	// Verify has checked the entry against MANIFEST and the size limits.
+	src, err := io.ReadAll(io.LimitReader(f, 16<<20))
+	if err != nil {
+		return nil
+	}
+	decisions := map[string]decide.Decision{}
+	for _, s := range rep.Snapshots {
+		decisions[s.Label] = s.Recomputed
+	}
+	var out []string
+	for _, c := range site.CheckHandoff(src, decisions) {
+		out = append(out, c.String())
+	}
+	return out
 }

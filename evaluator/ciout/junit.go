@@ -5,8 +5,12 @@ import (
 	"encoding/xml"
 	"fmt"
 	"math/big"
+	"slices"
+	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/judge"
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // The elements of a JUnit report, as encoding/xml writes them. The names
@@ -37,6 +41,7 @@ type (
 		Time       string     `xml:"time,attr,omitempty"`
 		Properties []property `xml:"properties>property"`
 		Failure    *failure   `xml:"failure"`
+		SystemOut  string     `xml:"system-out,omitempty"`
 	}
 	property struct {
 		Name  string `xml:"name,attr"`
@@ -57,9 +62,15 @@ type (
 // each gate, so a CI report shows why a snapshot is REVIEW or BLOCK even
 // when all its cases pass.
 //
-// A case's time is the recorded latency of its output, in seconds, when
-// the snapshot kept its outputs (evaluator.Options.KeepOutputs); it is
-// left out otherwise. There is no timestamp or host name, so the same
+// With repeated trials each case also carries "trials" ("2/3 trials") and,
+// when flaky, flaky=true; a failed case's message gives its passed trials
+// and codes, and its body names every failed trial with its failures. A
+// case that passed despite failed trials has no <failure>: its failed
+// trials go to <system-out>. Without trials none of this appears.
+//
+// A case's time is the recorded latency of its output (summed over its
+// trials), in seconds, when the snapshot kept its outputs
+// (evaluator.Options.KeepOutputs); it is left out otherwise. There is no timestamp or host name, so the same
 // release gives the same bytes. Text XML cannot hold (control characters,
 // invalid UTF-8) becomes U+FFFD.
 func JUnit(rel *evaluator.Release) []byte {
@@ -108,7 +119,9 @@ func suiteOf(rel *evaluator.Release, snap *evaluator.Snapshot) testsuite {
 			tc.Time = secs
 		}
 		tc.Properties = []property{{"severity", string(c.Severity)}}
-		if !c.Passed {
+		if snap.Trials() > 0 {
+			addTrials(&tc, c)
+		} else if !c.Passed {
 			f := &failure{Message: codes(c.Failures), Type: string(c.Failures[0].Code)}
 			var body bytes.Buffer
 			for j, cf := range c.Failures {
@@ -125,27 +138,95 @@ func suiteOf(rel *evaluator.Release, snap *evaluator.Snapshot) testsuite {
 	return s
 }
 
-// caseSeconds is the latency of the output for the case at position i, in
-// seconds; false when outputs were not kept or the output is missing.
-func caseSeconds(snap *evaluator.Snapshot, i int) (string, bool) {
-	if i >= len(snap.Outputs) || snap.Outputs[i] == nil || snap.Outputs[i].LatencyMS == nil {
-		return "", false
+// addTrials words a case of a snapshot with trials: properties with its
+// passed trials ("2/3 trials") and, when some but not all passed,
+// flaky=true; the failure body (or, for a case that passed despite failed
+// trials, the system-out) names each failed trial with its failures.
+func addTrials(tc *testcase, c evaluator.CaseResult) {
+	tc.Properties = append(tc.Properties, property{"trials", fmt.Sprintf("%d/%d trials", c.TrialsPassed, c.Trials)})
+	if c.Flaky() {
+		tc.Properties = append(tc.Properties, property{"flaky", "true"})
 	}
-	return seconds(snap.Outputs[i].LatencyMS.Rat()), true
+	if len(c.Failures) == 0 {
+		return
+	}
+	body := trialFailures(c)
+	if c.Passed {
+		tc.SystemOut = body
+		return
+	}
+	msg := fmt.Sprintf("%d/%d trials passed", c.TrialsPassed, c.Trials)
+	if c.Flaky() {
+		msg += " (flaky)"
+	}
+	tc.Failure = &failure{Message: msg + ": " + trialCodes(c.Failures), Type: string(c.Failures[0].Code), Body: body}
 }
 
-// totalSeconds sums the latencies of the kept outputs.
+// trialFailures lists a case's failed trials, one line per failure:
+// "trial 2: decision: expected approve, got deny".
+func trialFailures(c evaluator.CaseResult) string {
+	var body bytes.Buffer
+	for j, f := range c.Failures {
+		if j > 0 {
+			body.WriteByte('\n')
+		}
+		fmt.Fprintf(&body, "trial %d: %s: %s", f.Trial, f.Code, f.Detail)
+	}
+	return body.String()
+}
+
+// trialCodes lists the distinct failure codes over every trial, in the
+// order they first appear.
+func trialCodes(fs []judge.Failure) string {
+	var seen []string
+	for _, f := range fs {
+		if !slices.Contains(seen, string(f.Code)) {
+			seen = append(seen, string(f.Code))
+		}
+	}
+	return strings.Join(seen, ", ")
+}
+
+// caseSeconds is the recorded latency of the case at position i, in
+// seconds, summed over its trials when the snapshot has them; false when
+// outputs were not kept or nothing of the case was recorded.
+func caseSeconds(snap *evaluator.Snapshot, i int) (string, bool) {
+	sum, recorded := new(big.Rat), false
+	for _, outs := range keptOutputs(snap) {
+		if i < len(outs) && outs[i] != nil && outs[i].LatencyMS != nil {
+			sum.Add(sum, outs[i].LatencyMS.Rat())
+			recorded = true
+		}
+	}
+	if !recorded {
+		return "", false
+	}
+	return seconds(sum), true
+}
+
+// totalSeconds sums the latencies of the kept outputs, every trial's.
 func totalSeconds(snap *evaluator.Snapshot) (string, bool) {
 	if snap.Outputs == nil {
 		return "", false
 	}
 	sum := new(big.Rat)
-	for _, o := range snap.Outputs {
-		if o != nil && o.LatencyMS != nil {
-			sum.Add(sum, o.LatencyMS.Rat())
+	for _, outs := range keptOutputs(snap) {
+		for _, o := range outs {
+			if o != nil && o.LatencyMS != nil {
+				sum.Add(sum, o.LatencyMS.Rat())
+			}
 		}
 	}
 	return seconds(sum), true
+}
+
+// keptOutputs are the kept outputs by trial: every trial's with trials,
+// else the only ones.
+func keptOutputs(snap *evaluator.Snapshot) [][]*suite.Output {
+	if snap.TrialOutputs != nil {
+		return snap.TrialOutputs
+	}
+	return [][]*suite.Output{snap.Outputs}
 }
 
 // seconds writes milliseconds as seconds: 840 → 0.84.

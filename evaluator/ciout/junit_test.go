@@ -46,6 +46,7 @@ type junitCase struct {
 		Type    string `xml:"type,attr"`
 		Body    string `xml:",chardata"`
 	} `xml:"failure"`
+	SystemOut string `xml:"system-out"`
 }
 
 func (c junitCase) property(name string) string { return lookup(c.Properties, name) }

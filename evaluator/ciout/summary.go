@@ -3,26 +3,47 @@ package ciout
 import (
 	"bytes"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/judge"
 	"github.com/releasegate/releasegate/evaluator/markdown"
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // Summary writes the release as GitHub-flavoured Markdown for a job's step
 // summary ($GITHUB_STEP_SUMMARY): each snapshot's decision and what it
 // means, its gates with observed value, limit and margin, and its failing
 // cases with their codes and details. With more than one snapshot an
-// overview table comes first. The text ends with a blank line so that
+// overview table comes first.
+//
+// A snapshot with repeated trials also shows k, the share of all trials
+// that passed (trial_pass_rate) and its flaky cases (some but not all
+// trials passed) with the trials that failed; each failure's detail names
+// its trial. Without trials nothing of this appears. The text ends with a blank line so that
 // summaries appended one after another stay apart.
 func Summary(rel *evaluator.Release) []byte {
 	var b bytes.Buffer
 	b.WriteString("## Release gate\n\n")
 	fmt.Fprintf(&b, "Policy %s · %d cases · %d snapshot%s.\n\n", markdown.Cell(rel.Suite.PolicyVersion()), len(rel.Suite.Cases), len(rel.Snapshots), plural(len(rel.Snapshots)))
 	if len(rel.Snapshots) > 1 {
-		b.WriteString("| snapshot | functional | critical failures | p95 latency | average cost | decision |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---|\n")
+		trials := slices.ContainsFunc(rel.Snapshots, func(s *evaluator.Snapshot) bool { return s.Trials() > 0 })
+		if trials {
+			b.WriteString("| snapshot | functional | trials passed | critical failures | p95 latency | average cost | decision |\n")
+			b.WriteString("|---|---:|---:|---:|---:|---:|---|\n")
+		} else {
+			b.WriteString("| snapshot | functional | critical failures | p95 latency | average cost | decision |\n")
+			b.WriteString("|---|---:|---:|---:|---:|---|\n")
+		}
 		for _, s := range rel.Snapshots {
-			fmt.Fprintf(&b, "| `%s` | %s | %d | %s | %s | **%s** |\n", s.Label(), s.PassCount(), s.Result.CriticalFailures, s.P95Text(), s.AvgCostText(), s.Result.Decision)
+			fmt.Fprintf(&b, "| `%s` | %s |", s.Label(), s.PassCount())
+			if trials {
+				fmt.Fprintf(&b, " %s |", trialsCell(s))
+			}
+			fmt.Fprintf(&b, " %d | %s | %s | **%s** |\n", s.Result.CriticalFailures, s.P95Text(), s.AvgCostText(), s.Result.Decision)
 		}
 		b.WriteString("\n")
 	}
@@ -36,6 +57,9 @@ func writeSnapshotSummary(b *bytes.Buffer, rel *evaluator.Release, s *evaluator.
 	r := s.Result
 	fmt.Fprintf(b, "### `%s`: %s\n\n", s.Label(), r.Decision)
 	fmt.Fprintf(b, "**%s**: %s. %s cases passed.\n\n", r.Decision, decisionMeaning(r.Decision), s.PassCount())
+	if m := s.Metrics; m.K > 0 {
+		fmt.Fprintf(b, "%d trials per case: %s of all trials passed (trial_pass_rate); %d flaky case%s.\n\n", m.K, decide.Percent(m.TrialPassRate), m.FlakyCases, plural(m.FlakyCases))
+	}
 	b.WriteString("| gate | observed | limit | margin | result |\n")
 	b.WriteString("|---|---:|---:|---:|---|\n")
 	for _, g := range gateViews(s) {
@@ -46,6 +70,7 @@ func writeSnapshotSummary(b *bytes.Buffer, rel *evaluator.Release, s *evaluator.
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", g.label, g.observed, g.threshold, g.margin, result)
 	}
 	b.WriteString("\nThe margin is the room left before a gate fails; a negative margin is a failed gate.\n\n")
+	writeFlakyCases(b, rel, s)
 	failing := s.FailingCases()
 	if len(failing) == 0 {
 		fmt.Fprintf(b, "All %d cases pass.\n\n", r.CasesTotal)
@@ -55,15 +80,78 @@ func writeSnapshotSummary(b *bytes.Buffer, rel *evaluator.Release, s *evaluator.
 	b.WriteString("| case | severity | code | detail |\n")
 	b.WriteString("|---|---|---|---|\n")
 	for _, c := range failing {
-		name := "**" + markdown.Cell(c.CaseID) + "**"
-		if title := caseTitle(rel.Suite, c.CaseID); title != "" {
-			name += " " + markdown.Cell(title)
-		}
+		name := caseName(rel, c.CaseID)
 		for _, f := range c.Failures {
-			fmt.Fprintf(b, "| %s | %s | `%s` | %s |\n", name, c.Severity, f.Code, markdown.Cell(f.Detail))
+			fmt.Fprintf(b, "| %s | %s | `%s` | %s |\n", name, c.Severity, f.Code, markdown.Cell(trialDetail(f)))
 		}
 	}
 	b.WriteString("\n")
+}
+
+// writeFlakyCases lists the cases with 0 < passed trials < k, passing or
+// not, with the trials that failed; nothing without flaky cases.
+func writeFlakyCases(b *bytes.Buffer, rel *evaluator.Release, s *evaluator.Snapshot) {
+	var flaky []*evaluator.CaseResult
+	for i := range s.Result.Cases {
+		if s.Result.Cases[i].Flaky() {
+			flaky = append(flaky, &s.Result.Cases[i])
+		}
+	}
+	if len(flaky) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "Flaky cases (%d):\n\n", len(flaky))
+	b.WriteString("| case | severity | trials passed | case result | failed trials |\n")
+	b.WriteString("|---|---|---:|---|---|\n")
+	for _, c := range flaky {
+		result := "pass"
+		switch {
+		case !c.Passed:
+			result = "**fail**"
+		case c.Severity == suite.Critical:
+			// Any failed trial of a critical case counts (§8.6).
+			result = "pass; a critical failure"
+		}
+		var failed []int
+		for _, f := range c.Failures {
+			if !slices.Contains(failed, f.Trial) {
+				failed = append(failed, f.Trial)
+			}
+		}
+		names := make([]string, len(failed))
+		for i, t := range failed {
+			names[i] = strconv.Itoa(t)
+		}
+		fmt.Fprintf(b, "| %s | %s | %d/%d | %s | %s |\n", caseName(rel, c.CaseID), c.Severity, c.TrialsPassed, c.Trials, result, strings.Join(names, ", "))
+	}
+	b.WriteString("\n")
+}
+
+// trialsCell is a snapshot's trial pass rate and k, "83.33% of 3 × 12",
+// or "no trials".
+func trialsCell(s *evaluator.Snapshot) string {
+	m := s.Metrics
+	if m.K == 0 {
+		return "no trials"
+	}
+	return fmt.Sprintf("%s of %d × %d", decide.Percent(m.TrialPassRate), m.K, m.CasesTotal)
+}
+
+// caseName is a case's id in bold and its title, escaped for a table cell.
+func caseName(rel *evaluator.Release, id string) string {
+	name := "**" + markdown.Cell(id) + "**"
+	if title := caseTitle(rel.Suite, id); title != "" {
+		name += " " + markdown.Cell(title)
+	}
+	return name
+}
+
+// trialDetail is a failure's detail, led by its trial when it has one.
+func trialDetail(f judge.Failure) string {
+	if f.Trial == 0 {
+		return f.Detail
+	}
+	return fmt.Sprintf("trial %d: %s", f.Trial, f.Detail)
 }
 
 func plural(n int) string {

@@ -18,7 +18,7 @@ func sampleLines(b testing.TB, name string) []numbered {
 	if err != nil {
 		b.Fatal(err)
 	}
-	lr := newLineReader(bytes.NewReader(data))
+	lr := newLineReader("cases.jsonl", bytes.NewReader(data))
 	var lines []numbered
 	for {
 		text, n, err := lr.next()

@@ -186,7 +186,7 @@ func Cases(file string, r io.Reader, schema *CaseSchema, policy *suite.Policy, k
 	if schema != nil {
 		p.decisions = schema.Decisions
 	}
-	cases, err := parseLines(newLineReader(r), p.parse)
+	cases, err := parseLines(newLineReader(file, r), p.parse)
 	if err != nil {
 		if _, located := err.(*suite.InputError); !located {
 			err = fmt.Errorf("%s: %w", file, err)

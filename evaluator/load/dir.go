@@ -71,8 +71,8 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 	if casesPath == "" {
 		casesPath = filepath.Join(dir, CasesFile)
 	}
-	read := func(path string) ([]byte, string, error) {
-		b, err := os.ReadFile(path)
+	read := func(path string, limit int64) ([]byte, string, error) {
+		b, err := ReadFile(dir, path, limit)
 		if err != nil {
 			return nil, "", err
 		}
@@ -82,7 +82,7 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 	policyPath, schemaPath, gatePath := filepath.Join(dir, PolicyFile), filepath.Join(dir, SchemaFile), filepath.Join(dir, GateFile)
 	// POLICY.md is optional: without it there are no rules to cite.
 	var policy *suite.Policy
-	policySrc, policySum, err := read(policyPath)
+	policySrc, policySum, err := read(policyPath, MaxDocumentBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -92,7 +92,7 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 			return nil, err
 		}
 	}
-	schemaSrc, _, err := read(schemaPath)
+	schemaSrc, _, err := read(schemaPath, MaxDocumentBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	gateSrc, gateSum, err := read(gatePath)
+	gateSrc, gateSum, err := read(gatePath, MaxSmallJSONBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,12 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	casesFile, err := os.Open(casesPath)
+	var casesFile *os.File
+	if opts.CasesPath != "" {
+		casesFile, err = OpenNamed(casesPath)
+	} else {
+		casesFile, err = Open(dir, casesPath)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +147,9 @@ type SnapshotFile struct {
 // meta.json must describe a snapshot.
 func Snapshots(dir string) ([]SnapshotFile, error) {
 	outDir := filepath.Join(dir, OutputsDir)
+	if err := CheckDir(dir, outDir); err != nil {
+		return nil, err
+	}
 	entries, err := os.ReadDir(outDir)
 	if err != nil {
 		return nil, err
@@ -165,6 +173,9 @@ func Snapshots(dir string) ([]SnapshotFile, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkRegular(dir, path); err != nil {
+			return nil, err
+		}
 		files = append(files, SnapshotFile{Label: label, Path: path})
 	}
 	if len(files) == 0 {
@@ -177,7 +188,7 @@ func Snapshots(dir string) ([]SnapshotFile, error) {
 		if i < 0 {
 			return nil, &suite.InputError{File: path, Msg: fmt.Sprintf("describes no snapshot: there is no %s/%s.jsonl", OutputsDir, label)}
 		}
-		data, err := os.ReadFile(path)
+		data, err := ReadFile(dir, path, MaxSmallJSONBytes)
 		if err != nil {
 			return nil, err
 		}

@@ -4,9 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
+
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // bom is the UTF-8 byte-order mark some editors put before the first line.
@@ -16,13 +20,15 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // line numbers. Lines may be of any length; a trailing CR and a leading
 // byte-order mark are dropped.
 type lineReader struct {
+	file string
 	r    *bufio.Reader
 	n    int
 	long []byte // reused for lines longer than the buffer
+	max  int    // the longest line accepted, MaxLineBytes
 }
 
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
+func newLineReader(file string, r io.Reader) *lineReader {
+	return &lineReader{file: file, r: bufio.NewReaderSize(r, 64<<10), max: MaxLineBytes}
 }
 
 // next returns the next non-blank line, valid until the following call, or
@@ -34,7 +40,19 @@ func (l *lineReader) next() ([]byte, int, error) {
 			l.long = append(l.long[:0], line...)
 			for errors.Is(err, bufio.ErrBufferFull) {
 				line, err = l.r.ReadSlice('\n')
+				need := len(l.long) + len(line)
+				if need > l.max+2 { // +2: the line end is not counted
+					l.long = nil
+					return nil, l.n + 1, &suite.InputError{File: l.file, Line: l.n + 1, Msg: fmt.Sprintf("line longer than the limit of %s", sizeText(int64(l.max)))}
+				}
+				if need > cap(l.long) { // double, but never past the limit
+					l.long = slices.Grow(l.long, min(max(need, 2*cap(l.long)), l.max+2)-len(l.long))
+				}
 				l.long = append(l.long, line...)
+			}
+			if len(bytes.TrimRight(l.long, "\r\n")) > l.max {
+				l.long = nil
+				return nil, l.n + 1, &suite.InputError{File: l.file, Line: l.n + 1, Msg: fmt.Sprintf("line longer than the limit of %s", sizeText(int64(l.max)))}
 			}
 			line = l.long
 		}

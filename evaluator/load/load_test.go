@@ -45,7 +45,7 @@ func TestSample(t *testing.T) {
 func TestLineReader(t *testing.T) {
 	long := `{"pad":"` + strings.Repeat("x", 1<<20+17) + `"}`
 	in := "\xEF\xBB\xBFone\r\n\r\n   \n" + long + "\r\nlast"
-	lr := newLineReader(strings.NewReader(in))
+	lr := newLineReader("cases.jsonl", strings.NewReader(in))
 	type got struct {
 		text string
 		line int

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -114,7 +113,7 @@ func RecordedAt(m *suite.Meta) (time.Time, bool) {
 // is none.
 func MetaBeside(path string) (*suite.Meta, error) {
 	metaPath := strings.TrimSuffix(path, ".jsonl") + MetaSuffix
-	data, err := os.ReadFile(metaPath)
+	data, err := ReadNamed(metaPath, MaxSmallJSONBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

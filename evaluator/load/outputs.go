@@ -23,7 +23,7 @@ const maxTrial = 1000
 // caller's to keep.
 func Outputs(file string, r io.Reader, s *suite.Suite, yield func(i int, o *suite.Output) error) (sha string, err error) {
 	h := sha256.New()
-	lr := newLineReader(io.TeeReader(r, h))
+	lr := newLineReader(file, io.TeeReader(r, h))
 	d := newJSONDecoder()
 	// firstLine[t][i] is the line of trial t+1 of case i (trial 1 alone
 	// without trials), 0 until seen.
@@ -34,6 +34,9 @@ func Outputs(file string, r io.Reader, s *suite.Suite, yield func(i int, o *suit
 		text, line, err := lr.next()
 		if err == io.EOF {
 			break
+		}
+		if _, located := err.(*suite.InputError); located {
+			return "", err
 		}
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", file, err)

@@ -13,6 +13,7 @@
 //	inputs/cases.jsonl, inputs/gate.json,
 //	inputs/HANDOFF.md, inputs/outputs/<label>.jsonl
 //	inputs/outputs/<label>.meta.json
+//	VERSION                                           the releasegate that made it
 //	MANIFEST                                          "sha256  path" per file
 //
 // POLICY.md, HANDOFF.md and each meta.json are there when the data folder
@@ -46,6 +47,7 @@ const (
 	InputsDir    = "inputs"
 	ResultsDir   = "results"
 	ReportName   = "RELEASE_REPORT.md"
+	VersionName  = "VERSION" // the releasegate that made the bundle
 	rootPrefix   = "releasegate-"
 	hashLen      = 8
 )
@@ -61,13 +63,14 @@ type Limits struct {
 	MaxRatio int64
 }
 
-// DefaultLimits are the limits used where a field is zero: generous for
-// any real report site and far below what a zip bomb expands to.
+// DefaultLimits are the limits used where a field is zero: room for the
+// site of 100,000 cases × 3 snapshots (about 400,000 files, 2.4 GB) with a
+// margin, and far below what a zip bomb expands to.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxEntries:   50_000,
+		MaxEntries:   1_000_000,
 		MaxFileSize:  64 << 20,
-		MaxTotalSize: 512 << 20,
+		MaxTotalSize: 8 << 30,
 		MaxRatio:     200,
 	}
 }

@@ -1,7 +1,10 @@
 package bundle
 
 import (
+	"archive/zip"
 	"bufio"
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -15,11 +18,10 @@ import (
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/load"
+	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/write"
 )
-
-// BuildFunc writes the whole report site of the data folder into out and
-// returns the evaluated release.
-type BuildFunc func(data, out string) (*evaluator.Release, error)
 
 // Options tune Create.
 type Options struct {
@@ -31,11 +33,20 @@ type Options struct {
 	// Modified is the time of every entry, from SOURCE_DATE_EPOCH; zero
 	// derives it from the policy version (see ModTime).
 	Modified time.Time
-	// Build builds the site (site.Build in the command); required.
-	Build BuildFunc
-	// TempDir holds the staging folder while the site is built; "" is the
-	// system's temporary folder.
-	TempDir string
+	// Producer names the releasegate that makes the bundle
+	// ("releasegate v1.2.0"); it is written to VERSION, and verify
+	// compares it with its own.
+	Producer string
+	// Context stops the bundle when done; the staging folder is removed.
+	// Nil means never.
+	Context context.Context
+	// Limits are the ones verify will apply; the archive must stay within
+	// them. Zero fields take DefaultLimits.
+	Limits Limits
+
+	// afterLoad, when set, runs between evaluating the data folder and
+	// reading its files for the archive (tests change the data there).
+	afterLoad func()
 }
 
 // Created describes a bundle written by Create.
@@ -53,30 +64,35 @@ type input struct {
 	data []byte
 }
 
-// Create builds the site of opts.Data and packs it with the inputs into
-// one archive, written atomically: a failed bundle leaves no file behind.
+// stagePrefix names Create's staging folders beside the archive.
+const stagePrefix = ".releasegate-bundle-"
+
+// Create evaluates opts.Data, renders its site and packs it with the
+// inputs into one archive, written atomically: a failed or interrupted
+// bundle leaves no file behind. It refuses, as bad input, what Verify
+// would refuse: names equal under case folding, too many entries, files
+// too large.
 func Create(opts Options) (*Created, error) {
-	if opts.Build == nil {
-		return nil, errors.New("bundle: no site builder given")
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	inputs, err := readInputs(opts.Data)
+	in, err := site.Load(opts.Data)
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(opts.TempDir, "releasegate-bundle-*")
-	if err != nil {
-		return nil, err
+	rel := in.Release
+	if opts.afterLoad != nil {
+		opts.afterLoad()
 	}
-	defer os.RemoveAll(tmp)
-	tree := filepath.Join(tmp, "site")
-	rel, err := opts.Build(opts.Data, tree)
+	inputs, err := readInputs(opts.Data, in.Handoff)
 	if err != nil {
 		return nil, err
 	}
 	if err := sameInputs(opts.Data, inputs, rel); err != nil {
 		return nil, err
 	}
-	if err := addInputs(tree, inputs, rel); err != nil {
+	if err := checkFolding(opts.Data, inputs, rel); err != nil {
 		return nil, err
 	}
 	dir := opts.Dir
@@ -85,50 +101,129 @@ func Create(opts Options) (*Created, error) {
 	} else if dir == "" {
 		dir = "."
 	}
-	var packed *Packed
-	path, sum, err := writeAtomic(dir, opts.Output, func(w io.Writer) (string, error) {
-		packed, err = Pack(w, os.DirFS(tree), PackOptions{Version: versionName(rel), Modified: opts.Modified})
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(dir, packed.Root+".zip"), nil
-	})
+	stage, err := write.NewStage(dir, stagePrefix)
 	if err != nil {
+		return nil, err
+	}
+	defer stage.Remove()
+	tree := filepath.Join(stage.Dir, "site")
+	files := &treeWriter{ctx: ctx, root: tree, dirs: map[string]bool{}}
+	if err := site.Render(in, files.emit); err != nil {
+		return nil, err
+	}
+	for _, f := range inputs {
+		if err := files.put(InputsDir+"/"+f.path, f.data); err != nil {
+			return nil, err
+		}
+	}
+	if err := files.put(VersionName, []byte(producerLine(opts.Producer)+"\n")); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	tmp := filepath.Join(stage.Dir, "bundle.zip")
+	packed, sum, err := packFile(tmp, tree, PackOptions{Version: versionName(rel), Modified: opts.Modified})
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPacked(tmp, opts.Limits); err != nil {
+		return nil, err
+	}
+	path := opts.Output
+	if path == "" {
+		path = filepath.Join(dir, packed.Root+".zip")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
 		return nil, err
 	}
 	return &Created{Packed: *packed, Path: path, SHA256: sum, Release: rel}, nil
 }
 
-// readInputs reads the files of the data folder that a bundle keeps:
-// the suite's files and every snapshot the evaluation reads.
-func readInputs(data string) ([]input, error) {
+// producerLine is what VERSION holds.
+func producerLine(p string) string {
+	if p == "" {
+		return "releasegate (unknown version)"
+	}
+	return p
+}
+
+// treeWriter writes rendered files below root. The renderer calls emit
+// from one goroutine at a time.
+type treeWriter struct {
+	ctx  context.Context
+	root string
+	dirs map[string]bool
+}
+
+func (t *treeWriter) emit(path string, data []byte) error {
+	if path == ManifestName || path == VersionName || strings.HasPrefix(path, InputsDir+"/") {
+		return fmt.Errorf("bundle: the site has its own %s, where the bundle keeps its own", path)
+	}
+	return t.put(path, data)
+}
+
+func (t *treeWriter) put(rel string, data []byte) error {
+	if err := t.ctx.Err(); err != nil {
+		return err
+	}
+	path := filepath.Join(t.root, filepath.FromSlash(rel))
+	if dir := filepath.Dir(path); !t.dirs[dir] {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		t.dirs[dir] = true
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// readInputs reads the files of the data folder that a bundle keeps: the
+// suite's files, HANDOFF.md as the evaluation read it, and every snapshot.
+// Each is read as every input is, a regular file inside the folder within
+// its size limit.
+func readInputs(data string, handoff []byte) ([]input, error) {
 	var inputs []input
-	for _, name := range []string{load.PolicyFile, load.SchemaFile, load.CasesFile, load.GateFile, load.HandoffFile} {
-		b, err := os.ReadFile(filepath.Join(data, name))
-		if errors.Is(err, fs.ErrNotExist) && (name == load.PolicyFile || name == load.HandoffFile) {
-			continue // optional documents
+	for _, f := range []struct {
+		name  string
+		limit int64
+	}{
+		{load.PolicyFile, load.MaxDocumentBytes},
+		{load.SchemaFile, load.MaxDocumentBytes},
+		{load.CasesFile, 1 << 62}, // bounded per line while evaluating
+		{load.GateFile, load.MaxSmallJSONBytes},
+	} {
+		b, err := load.ReadFile(data, filepath.Join(data, f.name), f.limit)
+		if errors.Is(err, fs.ErrNotExist) && f.name == load.PolicyFile {
+			continue // optional
 		}
 		if err != nil {
 			return nil, err
 		}
-		inputs = append(inputs, input{path: name, data: b})
+		inputs = append(inputs, input{path: f.name, data: b})
+	}
+	if handoff != nil {
+		inputs = append(inputs, input{path: load.HandoffFile, data: handoff})
 	}
 	snaps, err := load.Snapshots(data)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range snaps {
-		b, err := os.ReadFile(s.Path)
+		b, err := load.ReadFile(data, s.Path, 1<<62)
 		if err != nil {
 			return nil, err
 		}
 		inputs = append(inputs, input{path: load.OutputsDir + "/" + filepath.Base(s.Path), data: b})
-		// A snapshot's meta.json sets its place and provenance, so
-		// the bundle keeps it too.
-		metaPath := strings.TrimSuffix(s.Path, ".jsonl") + load.MetaSuffix
-		if b, err = os.ReadFile(metaPath); err == nil {
-			inputs = append(inputs, input{path: load.OutputsDir + "/" + filepath.Base(metaPath), data: b})
-		} else if !errors.Is(err, fs.ErrNotExist) {
+		// A snapshot's provenance, when given, is an input of its pages.
+		meta := strings.TrimSuffix(s.Path, ".jsonl") + load.MetaSuffix
+		b, err = load.ReadFile(data, meta, load.MaxSmallJSONBytes)
+		switch {
+		case err == nil:
+			inputs = append(inputs, input{path: load.OutputsDir + "/" + filepath.Base(meta), data: b})
+		case !errors.Is(err, fs.ErrNotExist):
 			return nil, err
 		}
 	}
@@ -158,7 +253,7 @@ func sameInputs(data string, inputs []input, rel *evaluator.Release) error {
 	outputs := 0
 	for _, in := range inputs {
 		sum, checked := want[in.path]
-		if strings.HasPrefix(in.path, load.OutputsDir+"/") && !strings.HasSuffix(in.path, load.MetaSuffix) {
+		if strings.HasPrefix(in.path, load.OutputsDir+"/") && strings.HasSuffix(in.path, ".jsonl") {
 			outputs++
 			if !checked {
 				return changedError(data, in.path)
@@ -178,73 +273,103 @@ func changedError(data, path string) error {
 	return fmt.Errorf("%s changed while the bundle was being made; run bundle again", filepath.Join(data, filepath.FromSlash(path)))
 }
 
-// addInputs puts the inputs below inputs/ in the built site, and the
-// results files and release report the bundle is verified against. The
-// site already holds the latter; writing them from the release makes sure
-// they are there and are exactly what verify recomputes.
-func addInputs(tree string, inputs []input, rel *evaluator.Release) error {
-	if _, err := os.Lstat(filepath.Join(tree, InputsDir)); !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("bundle: the built site has its own %s/, where the bundle keeps the inputs", InputsDir)
-	}
-	put := func(rel string, data []byte) error {
-		path := filepath.Join(tree, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(path, data, 0o644)
-	}
-	for _, in := range inputs {
-		if err := put(InputsDir+"/"+in.path, in.data); err != nil {
-			return err
-		}
-	}
+// checkFolding refuses case ids and snapshot labels that differ only in
+// case: their pages would share a name on a case-insensitive disk, and
+// verify refuses such an archive.
+func checkFolding(data string, inputs []input, rel *evaluator.Release) error {
+	labels := map[string]string{}
 	for _, s := range rel.Snapshots {
-		if err := put(ResultsDir+"/"+s.Label()+".json", s.JSON()); err != nil {
-			return err
+		folded := strings.ToLower(s.Label())
+		if prev, ok := labels[folded]; ok {
+			return &suite.InputError{
+				File: filepath.Join(data, load.OutputsDir, s.Label()+".jsonl"),
+				Msg:  fmt.Sprintf("snapshot label %q is the same as %q under case folding; a bundle cannot hold both, since their pages would share a file name on a case-insensitive disk", s.Label(), prev),
+			}
+		}
+		labels[folded] = s.Label()
+	}
+	var cases []byte
+	for _, in := range inputs {
+		if in.path == load.CasesFile {
+			cases = in.data
 		}
 	}
-	return put(ReportName, rel.Report())
+	lines := caseLines(cases)
+	first := map[string]int{}
+	for i, c := range rel.Suite.Cases {
+		folded := strings.ToLower(c.ID)
+		if j, ok := first[folded]; ok {
+			line := 0
+			if i < len(lines) {
+				line = lines[i]
+			}
+			return &suite.InputError{
+				File: filepath.Join(data, load.CasesFile), Line: line, Field: "case_id",
+				Msg: fmt.Sprintf("%q is the same as %q (line %d) under case folding; a bundle cannot hold both, since their pages would share a file name on a case-insensitive disk", c.ID, rel.Suite.Cases[j].ID, lines[min(j, len(lines)-1)]),
+			}
+		}
+		first[folded] = i
+	}
+	return nil
 }
 
-// writeAtomic writes a file in dir through a temporary file and renames
-// it into place once complete. The final path is output, or, when that is
-// empty, the path write returns once it knows the bundle's name.
-func writeAtomic(dir, output string, write func(io.Writer) (string, error)) (path, sum string, err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", err
-	}
-	f, err := os.CreateTemp(dir, ".releasegate-bundle-*.tmp")
-	if err != nil {
-		return "", "", err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
+// caseLines gives the line number of each case: the non-blank lines of
+// cases.jsonl, in order.
+func caseLines(cases []byte) []int {
+	var lines []int
+	n := 0
+	for line := range bytes.SplitSeq(cases, []byte("\n")) {
+		n++
+		if len(bytes.TrimSpace(bytes.TrimPrefix(line, []byte{0xEF, 0xBB, 0xBF}))) > 0 {
+			lines = append(lines, n)
 		}
-	}()
+	}
+	return lines
+}
+
+// packFile packs the folder tree into a new archive at path and returns
+// its description and SHA-256.
+func packFile(path, tree string, opts PackOptions) (*Packed, string, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, "", err
+	}
 	h := sha256.New()
 	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16)
-	named, err := write(bw)
+	packed, err := Pack(bw, os.DirFS(tree), opts)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
-		return "", "", err
+		return nil, "", err
 	}
-	if err = bw.Flush(); err != nil {
-		return "", "", err
+	return packed, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// checkPacked runs verify's archive checks on a written bundle, so that
+// bundle never hands over an archive its own verify refuses.
+func checkPacked(path string, limits Limits) error {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return err
 	}
-	if err = f.Close(); err != nil {
-		return "", "", err
+	defer zr.Close()
+	if _, err := checkEntries(path, zr.File, limits.withDefaults()); err != nil {
+		var refused *RefusedError
+		if errors.As(err, &refused) {
+			return fmt.Errorf("bundle: the site cannot be bundled: verify would refuse it: %s", refused.Reason+entrySuffix(refused.Entry))
+		}
+		return err
 	}
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return "", "", err
+	return nil
+}
+
+func entrySuffix(entry string) string {
+	if entry == "" {
+		return ""
 	}
-	path = output
-	if path == "" {
-		path = named
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return "", "", err
-	}
-	return path, hex.EncodeToString(h.Sum(nil)), nil
+	return fmt.Sprintf(" (entry %q)", clip(entry))
 }

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/releasegate/releasegate/evaluator/load"
 )
 
 // RefusedError says why an archive was not extracted: it is not a zip
@@ -59,7 +61,7 @@ const maxNameLen = 512
 // dest is left as it was found.
 func Extract(archive, dest string, limits Limits) (*Extracted, error) {
 	limits = limits.withDefaults()
-	f, err := os.Open(archive)
+	f, err := load.OpenNamed(archive)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
-	"fmt"
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -15,54 +14,16 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/releasegate/releasegate/evaluator"
-	"github.com/releasegate/releasegate/site/write"
 )
 
 // sampleData is the repository's sample data folder.
 const sampleData = "../../data"
 
-// fakeBuild stands in for site.Build where a test is about packing, not
-// about pages: a few pages per snapshot, an asset, and the results files
-// and report the real site also writes.
-func fakeBuild(data, out string) (*evaluator.Release, error) {
-	rel, err := evaluator.EvaluateDir(data, evaluator.Options{})
-	if err != nil {
-		return nil, err
-	}
-	tree, err := write.NewTree(out)
-	if err != nil {
-		return nil, err
-	}
-	var index strings.Builder
-	index.WriteString("<!doctype html><title>releasegate</title><ul>\n")
-	files := map[string][]byte{
-		"policy.html":       []byte("<!doctype html><title>policy</title>" + string(rel.Suite.Policy.Source)),
-		"assets/site.css":   []byte("body { font-family: sans-serif; }\n"),
-		".nojekyll":         nil,
-		"RELEASE_REPORT.md": rel.Report(),
-	}
-	for _, s := range rel.Snapshots {
-		fmt.Fprintf(&index, "<li><a href=\"snapshots/%s.html\">%s</a> %s</li>\n", s.Label(), s.Label(), s.Result.Decision)
-		files["snapshots/"+s.Label()+".html"] = []byte("<!doctype html><title>" + s.Label() + "</title>" + string(s.Result.Decision))
-		files["results/"+s.Label()+".json"] = s.JSON()
-	}
-	files["index.html"] = []byte(index.String() + "</ul>\n")
-	for p, b := range files {
-		if err := tree.Write(p, b); err != nil {
-			tree.Abort()
-			return nil, err
-		}
-	}
-	return rel, tree.Commit()
-}
-
-// makeBundle writes a bundle of the data folder with the fake site into
-// a new folder and returns its path.
+// makeBundle writes a bundle of the data folder into a new folder and
+// returns its path.
 func makeBundle(t testing.TB, data string, modified time.Time) string {
 	t.Helper()
-	c, err := Create(Options{Data: data, Dir: t.TempDir(), Modified: modified, Build: fakeBuild, TempDir: t.TempDir()})
+	c, err := Create(Options{Data: data, Dir: t.TempDir(), Modified: modified})
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}

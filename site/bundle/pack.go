@@ -59,20 +59,20 @@ func Pack(w io.Writer, files fs.FS, opts PackOptions) (*Packed, error) {
 	if !slices.ContainsFunc(paths, func(p string) bool { return strings.HasPrefix(p, InputsDir+"/") }) {
 		return nil, errors.New("bundle: no inputs/ folder to bundle")
 	}
-	c := newCompressor()
-	entries := make([]packedFile, 0, len(paths)+1)
+	// Two passes, so memory holds one file at a time: the first hashes
+	// every file for MANIFEST, which the second writes in its sorted
+	// place among the compressed files.
 	sums := make([]fileSum, 0, len(paths))
 	for _, p := range paths {
 		data, err := fs.ReadFile(files, p)
 		if err != nil {
 			return nil, fmt.Errorf("bundle: %w", err)
 		}
-		entries = append(entries, c.pack(p, data))
 		sums = append(sums, fileSum{Path: p, Sum: sumHex(data)})
 	}
 	manifest := encodeManifest(sums)
-	entries = append(entries, c.pack(ManifestName, manifest))
-	slices.SortFunc(entries, func(a, b packedFile) int { return strings.Compare(a.path, b.path) })
+	order := append(slices.Clone(paths), ManifestName)
+	slices.Sort(order)
 
 	hash := inputsHash(sums)
 	root := RootName(opts.Version, hash)
@@ -83,7 +83,16 @@ func Pack(w io.Writer, files fs.FS, opts PackOptions) (*Packed, error) {
 	dosDate, dosTime := msDosTime(modified)
 	cw := &countingWriter{w: w}
 	zw := zip.NewWriter(cw)
-	for _, e := range entries {
+	c := newCompressor()
+	for _, p := range order {
+		data := manifest
+		if p != ManifestName {
+			var err error
+			if data, err = fs.ReadFile(files, p); err != nil {
+				return nil, fmt.Errorf("bundle: %w", err)
+			}
+		}
+		e := c.pack(p, data)
 		h := &zip.FileHeader{
 			Name:               root + "/" + e.path,
 			Method:             e.method,
@@ -109,7 +118,7 @@ func Pack(w io.Writer, files fs.FS, opts PackOptions) (*Packed, error) {
 	if err := zw.Close(); err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)
 	}
-	return &Packed{Root: root, InputsHash: hash, Files: len(entries), Bytes: cw.n}, nil
+	return &Packed{Root: root, InputsHash: hash, Files: len(order), Bytes: cw.n}, nil
 }
 
 // regularFiles lists the files of fsys sorted by path, refusing anything

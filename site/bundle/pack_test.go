@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,7 +13,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 func TestSameInputsGiveIdenticalBundles(t *testing.T) {
@@ -265,21 +266,21 @@ func TestPackRefusesWhatItCouldNotVerify(t *testing.T) {
 func TestFailedBundleLeavesNothing(t *testing.T) {
 	data := copyDir(t, sampleData)
 	os.WriteFile(filepath.Join(data, "gate.json"), []byte("{not json"), 0o644)
-	dir, tmp := t.TempDir(), t.TempDir()
-	_, err := Create(Options{Data: data, Dir: dir, Build: fakeBuild, TempDir: tmp})
+	dir := t.TempDir()
+	_, err := Create(Options{Data: data, Dir: dir})
 	if err == nil || !strings.Contains(err.Error(), "gate.json") {
 		t.Fatalf("Create error %v, want one naming gate.json", err)
 	}
-	if left := append(listFiles(t, dir), listFiles(t, tmp)...); len(left) > 0 {
+	if left := listFiles(t, dir); len(left) > 0 {
 		t.Errorf("a failed bundle left %v", left)
 	}
 	// The output cannot be written: nothing is left either.
 	out := filepath.Join(dir, "no-such-dir-is-a-file")
 	os.WriteFile(out, nil, 0o644)
-	if _, err := Create(Options{Data: sampleData, Output: filepath.Join(out, "b.zip"), Build: fakeBuild, TempDir: tmp}); err == nil {
+	if _, err := Create(Options{Data: sampleData, Output: filepath.Join(out, "b.zip")}); err == nil {
 		t.Fatal("Create into a path below a file succeeded")
 	}
-	if left := listFiles(t, tmp); len(left) > 0 {
+	if left := listFiles(t, dir); len(left) != 1 {
 		t.Errorf("a failed bundle left %v", left)
 	}
 }
@@ -287,18 +288,93 @@ func TestFailedBundleLeavesNothing(t *testing.T) {
 func TestChangedDataDuringBundleIsRefused(t *testing.T) {
 	// The snapshot changes after the bundle read its inputs and before the
 	// site is built from the data folder: the site would not match.
-	build := func(d, out string) (*evaluator.Release, error) {
+	d := copyDir(t, sampleData)
+	change := func() {
 		f := filepath.Join(d, "outputs", "candidate-v3.jsonl")
 		b, _ := os.ReadFile(f)
 		os.WriteFile(f, append(b, '\n'), 0o644)
-		return fakeBuild(d, out)
 	}
 	dir := t.TempDir()
-	_, err := Create(Options{Data: copyDir(t, sampleData), Dir: dir, Build: build, TempDir: t.TempDir()})
+	_, err := Create(Options{Data: d, Dir: dir, afterLoad: change})
 	if err == nil || !strings.Contains(err.Error(), "candidate-v3.jsonl changed") {
 		t.Fatalf("Create error %v, want one saying candidate-v3.jsonl changed", err)
 	}
 	if left := listFiles(t, dir); len(left) > 0 {
 		t.Errorf("a failed bundle left %v", left)
+	}
+}
+
+func TestBundleRefusesNamesEqualUnderCaseFolding(t *testing.T) {
+	t.Run("case ids", func(t *testing.T) {
+		d := copyDir(t, sampleData)
+		lowerFirstCase(t, d)
+		dir := t.TempDir()
+		_, err := Create(Options{Data: d, Dir: dir})
+		var bad *suite.InputError
+		if !errors.As(err, &bad) || bad.Field != "case_id" || bad.Line != 13 || !strings.Contains(err.Error(), `"er-001" is the same as "ER-001" (line 1) under case folding`) {
+			t.Fatalf("Create error %v, want a bad-input error naming cases.jsonl:13 and both ids", err)
+		}
+		if left := listFiles(t, dir); len(left) > 0 {
+			t.Errorf("a refused bundle left %v", left)
+		}
+	})
+	t.Run("snapshot labels", func(t *testing.T) {
+		d := copyDir(t, sampleData)
+		b, _ := os.ReadFile(filepath.Join(d, "outputs", "candidate-v3.jsonl"))
+		os.WriteFile(filepath.Join(d, "outputs", "Candidate-V3.jsonl"), b, 0o644)
+		_, err := Create(Options{Data: d, Dir: t.TempDir()})
+		var bad *suite.InputError
+		if !errors.As(err, &bad) || !strings.Contains(err.Error(), "under case folding") || !strings.Contains(bad.File, "andidate-") {
+			t.Fatalf("Create error %v, want a bad-input error naming both labels", err)
+		}
+	})
+}
+
+// lowerFirstCase appends to the suite a copy of ER-001 with its id
+// lower-cased, and an output for it to each snapshot.
+func lowerFirstCase(t *testing.T, d string) {
+	t.Helper()
+	for _, f := range append([]string{"cases.jsonl"}, "outputs/baseline-v1.jsonl", "outputs/candidate-v2.jsonl", "outputs/candidate-v3.jsonl") {
+		path := filepath.Join(d, f)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := bytes.Cut(b, []byte("\n"))
+		if !bytes.HasSuffix(b, []byte("\n")) {
+			b = append(b, '\n')
+		}
+		b = append(b, bytes.Replace(first, []byte(`"ER-001"`), []byte(`"er-001"`), 1)...)
+		os.WriteFile(path, append(b, '\n'), 0o644)
+	}
+}
+
+func TestBundleRefusesWhatVerifyWouldRefuse(t *testing.T) {
+	tests := []struct {
+		limits Limits
+		want   string
+	}{
+		{Limits{MaxEntries: 20}, " entries, more than the limit of 20"},
+		{Limits{MaxTotalSize: 100 << 10}, "more than the limit of 102400 bytes in total"},
+		{Limits{MaxFileSize: 10 << 10}, "per file"},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		_, err := Create(Options{Data: sampleData, Dir: dir, Limits: tt.limits})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("limits %+v: error %v, want one containing %q", tt.limits, err, tt.want)
+		}
+		if left := listFiles(t, dir); len(left) > 0 {
+			t.Errorf("a refused bundle left %v", left)
+		}
+	}
+	// Within the same limits, the bundle verifies.
+	limits := Limits{MaxEntries: 200, MaxTotalSize: 64 << 20}
+	c, err := Create(Options{Data: sampleData, Dir: t.TempDir(), Limits: limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Verify(c.Path, VerifyOptions{TempDir: t.TempDir(), Limits: limits}); err != nil || !rep.Verified() {
+		t.Fatalf("Verify = %+v, %v", rep, err)
 	}
 }

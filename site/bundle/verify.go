@@ -13,16 +13,21 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/load"
+	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/write"
 )
 
 // VerifyOptions tune Verify.
 type VerifyOptions struct {
 	Limits Limits // zero fields take DefaultLimits
+	// Producer names this releasegate, as Options.Producer does; a bundle
+	// whose VERSION names another is told apart in the report.
 	// TempDir is where the temporary extraction folder is made; "" means
 	// the system's temporary folder. The folder is removed afterwards.
-	TempDir string
+	TempDir  string
+	Producer string
 }
 
 // SnapshotCheck is one snapshot's decision as bundled and as recomputed.
@@ -40,40 +45,53 @@ type Report struct {
 	Files     int    // files listed in MANIFEST
 	Snapshots []SnapshotCheck
 	Problems  []Problem // every reason the bundle is not verified
+	// MadeBy is the releasegate named in the bundle's VERSION ("" when it
+	// has none); OtherVersion says it is not this one, so pages may differ
+	// by design and only the results and the report can be proven.
+	MadeBy       string
+	OtherVersion bool
+	Rebuilt      int // files of the site rebuilt from inputs/ and compared
 }
 
 // Verified reports whether no problem was found.
 func (r *Report) Verified() bool { return len(r.Problems) == 0 }
 
 // Verify unpacks the bundle archive into a temporary folder, checks every
-// file against MANIFEST, and evaluates the bundled inputs again to compare
-// each results file and RELEASE_REPORT.md with what they give now. It
-// reports every problem it finds, not just the first. The error is for an
-// archive that cannot be read or is refused as unsafe (a *RefusedError).
+// file against MANIFEST, and builds the site again from the bundled inputs:
+// every file of the bundle (pages, assets, results, report) must be
+// byte-identical to the rebuild, and every file of the rebuild must be in
+// the bundle. It reports every problem it finds, not just the first. The
+// error is for an archive that cannot be read or is refused as unsafe (a
+// *RefusedError).
 func Verify(archive string, opts VerifyOptions) (*Report, error) {
 	sum, err := fileSHA256(archive)
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(opts.TempDir, "releasegate-verify-*")
+	parent := opts.TempDir
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	stage, err := write.NewStage(parent, "releasegate-verify-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	x, err := Extract(archive, filepath.Join(tmp, "bundle"), opts.Limits)
+	defer stage.Remove()
+	x, err := Extract(archive, filepath.Join(stage.Dir, "bundle"), opts.Limits)
 	if err != nil {
 		return nil, err
 	}
 	rep := &Report{Archive: archive, SHA256: sum, Root: x.Root}
-	v := &verifier{x: x, rep: rep}
+	v := &verifier{x: x, rep: rep, me: producerLine(opts.Producer)}
 	v.checkManifest()
 	v.checkRootName()
-	v.reevaluate()
+	v.checkProducer(v.me)
+	v.rebuild()
 	return rep, nil
 }
 
 func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := load.OpenNamed(path)
 	if err != nil {
 		return "", err
 	}
@@ -89,7 +107,10 @@ func fileSHA256(path string) (string, error) {
 type verifier struct {
 	x   *Extracted
 	rep *Report
+	me  string // this releasegate, as VERSION would name it
 }
+
+func (v *verifier) own() string { return v.me }
 
 func (v *verifier) problem(path, kind, format string, args ...any) {
 	v.rep.Problems = append(v.rep.Problems, Problem{Path: path, Kind: kind, Detail: fmt.Sprintf(format, args...)})
@@ -151,54 +172,104 @@ func (v *verifier) checkRootName() {
 	}
 }
 
-// reevaluate runs the evaluation on the bundled inputs and compares every
-// results file and the release report with the bundled ones.
-func (v *verifier) reevaluate() {
+// checkProducer reads VERSION and notes whether another releasegate made
+// the bundle.
+func (v *verifier) checkProducer(own string) {
+	data := v.read(VersionName)
+	if data == nil {
+		v.rep.MadeBy, v.rep.OtherVersion = "", true
+		return
+	}
+	v.rep.MadeBy = strings.TrimSpace(string(data))
+	v.rep.OtherVersion = v.rep.MadeBy != own
+}
+
+// rebuild builds the site again from the bundled inputs and compares it,
+// file by file, with the bundle. Files that already failed the MANIFEST
+// check are not named twice.
+func (v *verifier) rebuild() {
+	named := map[string]bool{}
+	for _, p := range v.rep.Problems {
+		named[p.Path] = true
+	}
 	inputs := filepath.Join(v.x.Dir, InputsDir)
-	rel, err := evaluator.EvaluateDir(inputs, evaluator.Options{})
+	in, err := site.Load(inputs)
 	if err != nil {
 		// Name files as they are inside the bundle, not in the temporary folder.
 		msg := strings.ReplaceAll(err.Error(), v.x.Dir+string(filepath.Separator), "")
 		v.problem(InputsDir+"/", Unproven, "the bundled inputs cannot be evaluated again: %s", msg)
 		return
 	}
+	rel := in.Release
 	if version, _, ok := parseRootName(v.x.Root); ok && version != versionName(rel) {
 		v.problem(InputsDir+"/"+"POLICY.md", Differs, "policy version is %s, but the top folder is named after %s", versionName(rel), version)
 	}
-	recomputed := map[string]bool{}
-	for _, s := range rel.Snapshots {
-		path := ResultsDir + "/" + s.Label() + ".json"
-		recomputed[path] = true
-		check := SnapshotCheck{Label: s.Label(), Recomputed: s.Result.Decision}
+	var found []Problem
+	add := func(path, kind, format string, args ...any) {
+		if !named[path] {
+			found = append(found, Problem{Path: path, Kind: kind, Detail: fmt.Sprintf(format, args...)})
+		}
+	}
+	rebuilt := map[string]bool{}
+	err = site.Render(in, func(path string, fresh []byte) error {
+		rebuilt[path] = true
+		if _, ok := v.x.Sums[path]; !ok {
+			add(path, Missing, "the site rebuilt from inputs/ has this file; the bundle does not")
+			return nil
+		}
 		bundled := v.read(path)
-		if bundled == nil {
-			v.problem(path, Missing, "no bundled results for snapshot %s; recomputed decision %s", s.Label(), s.Result.Decision)
-			v.rep.Snapshots = append(v.rep.Snapshots, check)
+		if bundled == nil || bytes.Equal(bundled, fresh) {
+			return nil
+		}
+		switch {
+		case strings.HasPrefix(path, ResultsDir+"/") && strings.HasSuffix(path, ".json"):
+			add(path, Differs, "%s", describeJSONDiff(bundled, fresh))
+		case path == ReportName:
+			add(path, Differs, "%s", describeTextDiff(bundled, fresh))
+		case v.rep.OtherVersion:
+			add(path, Unproven, "differs from this releasegate's rebuild (%s), which cannot prove a page made by %s: %s", v.own(), v.madeBy(), describeTextDiff(bundled, fresh))
+		default:
+			add(path, Differs, "not what the bundled inputs build: %s", describeTextDiff(bundled, fresh))
+		}
+		return nil
+	})
+	if err != nil {
+		v.problem(InputsDir+"/", Unproven, "the site cannot be built again from the bundled inputs: %v", err)
+		return
+	}
+	v.rep.Rebuilt = len(rebuilt)
+	for _, p := range slices.Sorted(maps.Keys(v.x.Sums)) {
+		if rebuilt[p] || p == ManifestName || p == VersionName || strings.HasPrefix(p, InputsDir+"/") {
 			continue
 		}
-		var b struct {
-			Decision decide.Decision `json:"decision"`
+		if strings.HasPrefix(p, ResultsDir+"/") && strings.HasSuffix(p, ".json") {
+			label := strings.TrimSuffix(strings.TrimPrefix(p, ResultsDir+"/"), ".json")
+			add(p, Differs, "no snapshot %s/outputs/%s.jsonl to recompute it from", InputsDir, label)
+			continue
 		}
-		if json.Unmarshal(bundled, &b) == nil {
-			check.Bundled = b.Decision
+		add(p, Extra, "not part of the site the bundled inputs build: no page, script or asset of that name is written by releasegate")
+	}
+	slices.SortStableFunc(found, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
+	v.rep.Problems = append(v.rep.Problems, found...)
+	for _, s := range rel.Snapshots {
+		check := SnapshotCheck{Label: s.Label(), Recomputed: s.Result.Decision}
+		if bundled := v.read(ResultsDir + "/" + s.Label() + ".json"); bundled != nil {
+			var b struct {
+				Decision decide.Decision `json:"decision"`
+			}
+			if json.Unmarshal(bundled, &b) == nil {
+				check.Bundled = b.Decision
+			}
 		}
 		v.rep.Snapshots = append(v.rep.Snapshots, check)
-		if fresh := s.JSON(); !bytes.Equal(bundled, fresh) {
-			v.problem(path, Differs, "%s", describeJSONDiff(bundled, fresh))
-		}
 	}
-	for _, p := range slices.Sorted(maps.Keys(v.x.Sums)) {
-		if strings.HasPrefix(p, ResultsDir+"/") && strings.HasSuffix(p, ".json") && !recomputed[p] {
-			label := strings.TrimSuffix(strings.TrimPrefix(p, ResultsDir+"/"), ".json")
-			v.problem(p, Differs, "no snapshot %s/outputs/%s.jsonl to recompute it from", InputsDir, label)
-		}
+}
+
+func (v *verifier) madeBy() string {
+	if v.rep.MadeBy == "" {
+		return "a releasegate that wrote no VERSION"
 	}
-	bundled := v.read(ReportName)
-	if bundled == nil {
-		v.problem(ReportName, Missing, "the bundle has no release report")
-	} else if fresh := rel.Report(); !bytes.Equal(bundled, fresh) {
-		v.problem(ReportName, Differs, "%s", describeTextDiff(bundled, fresh))
-	}
+	return v.rep.MadeBy
 }
 
 // maxDiffs bounds the differences named for one file.

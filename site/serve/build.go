@@ -2,12 +2,9 @@ package serve
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -109,11 +106,11 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	var reevaluated []string
 	switch {
 	case ch.All || ch.Suite:
-		rel, err := evaluator.EvaluateDir(b.data, evaluator.Options{KeepOutputs: true, KeepInputs: true})
+		in, err := site.Load(b.data)
 		if err != nil {
 			return nil, next, err
 		}
-		next.release = rel
+		next.release = in.Release
 	case len(ch.Labels) > 0:
 		rel, labels, sameSet, err := reevaluate(b.data, b.release, ch.Labels)
 		if err != nil {
@@ -126,8 +123,8 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	}
 	if ch.All || ch.Handoff {
 		// As in a build, a missing HANDOFF.md only means no handoff page.
-		h, err := os.ReadFile(filepath.Join(b.data, load.HandoffFile))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		h, err := site.ReadHandoff(b.data)
+		if err != nil {
 			return nil, next, err
 		}
 		next.handoff = h

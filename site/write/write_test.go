@@ -1,10 +1,13 @@
 package write
 
 import (
+	"context"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -33,7 +36,7 @@ func TestTreeCommitReplacesEverything(t *testing.T) {
 	os.MkdirAll(filepath.Join(dest, "old"), 0o755)
 	os.WriteFile(filepath.Join(dest, "old", "stale.html"), []byte("stale"), 0o644)
 
-	tree, err := NewTree(dest)
+	tree, err := NewTree(context.Background(), dest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +69,7 @@ func TestTreeAbortLeavesDest(t *testing.T) {
 	dest := filepath.Join(parent, "public")
 	os.MkdirAll(dest, 0o755)
 	os.WriteFile(filepath.Join(dest, "index.html"), []byte("before"), 0o644)
-	tree, err := NewTree(dest)
+	tree, err := NewTree(context.Background(), dest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +84,7 @@ func TestTreeAbortLeavesDest(t *testing.T) {
 }
 
 func TestTreeRefusesPathsOutside(t *testing.T) {
-	tree, err := NewTree(filepath.Join(t.TempDir(), "public"))
+	tree, err := NewTree(context.Background(), filepath.Join(t.TempDir(), "public"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +142,7 @@ func TestFileFromKeepsOldContentOnFailure(t *testing.T) {
 
 func TestTreeWriteFrom(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "results")
-	tree, err := NewTree(dest)
+	tree, err := NewTree(context.Background(), dest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,5 +155,156 @@ func TestTreeWriteFrom(t *testing.T) {
 	tree.Abort()
 	if _, err := os.Stat(dest); !os.IsNotExist(err) {
 		t.Fatalf("aborted tree left %s: %v", dest, err)
+	}
+}
+
+func TestNewTreeSweepsAbandonedStagesOnly(t *testing.T) {
+	parent := t.TempDir()
+	dest := filepath.Join(parent, "public")
+	// Left by a killed run: no process holds them.
+	for _, name := range []string{".public.new-1", ".public.old-2", ".public.ready-3"} {
+		os.MkdirAll(filepath.Join(parent, name, "snapshots"), 0o755)
+		os.WriteFile(filepath.Join(parent, name, "snapshots", "a.html"), []byte("x"), 0o644)
+	}
+	os.MkdirAll(dest, 0o755)
+	// A run in progress for the same dest holds its stage.
+	running, err := NewTree(context.Background(), dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer running.Abort()
+	// Someone else's folder that merely looks alike is not ours to sweep.
+	os.MkdirAll(filepath.Join(parent, "public.new-9"), 0o755)
+
+	tree, err := NewTree(context.Background(), dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Abort()
+	var names []string
+	entries, _ := os.ReadDir(parent)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := []string{filepath.Base(running.stage.Dir), filepath.Base(tree.stage.Dir), "public", "public.new-9"}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Fatalf("beside dest: %v, want %v", names, want)
+	}
+}
+
+func TestTwoRenamesCommitAndRecovery(t *testing.T) {
+	parent := t.TempDir()
+	dest := filepath.Join(parent, "public")
+	os.MkdirAll(dest, 0o755)
+	os.WriteFile(filepath.Join(dest, "index.html"), []byte("old"), 0o644)
+	tree, err := NewTree(context.Background(), dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree.twoRenames = true
+	tree.Write("index.html", []byte("new"))
+	if err := tree.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readTree(t, parent); len(got) != 1 || got["public/index.html"] != "new" {
+		t.Fatalf("after commit: %v", got)
+	}
+
+	// A kill between the two renames: dest is gone, the complete new
+	// release waits as .ready-*, the old one as .old-*. The next run puts
+	// the new one in place before anything else.
+	os.Rename(dest, filepath.Join(parent, ".public.old-7"))
+	os.MkdirAll(filepath.Join(parent, ".public.ready-7"), 0o755)
+	os.WriteFile(filepath.Join(parent, ".public.ready-7", "index.html"), []byte("newer"), 0o644)
+	next, err := NewTree(context.Background(), dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next.Abort()
+	if got := readTree(t, parent); len(got) != 1 || got["public/index.html"] != "newer" {
+		t.Fatalf("after recovery: %v", got)
+	}
+
+	// Killed after the first rename but before the stage was complete:
+	// only the old release is there, and it comes back.
+	os.Rename(dest, filepath.Join(parent, ".public.old-8"))
+	os.MkdirAll(filepath.Join(parent, ".public.new-8"), 0o755)
+	next, err = NewTree(context.Background(), dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next.Abort()
+	if got := readTree(t, parent); len(got) != 1 || got["public/index.html"] != "newer" {
+		t.Fatalf("after recovery of the old release: %v", got)
+	}
+}
+
+func TestTreeStopsWritingWhenCancelled(t *testing.T) {
+	parent := t.TempDir()
+	dest := filepath.Join(parent, "public")
+	ctx, cancel := context.WithCancel(context.Background())
+	tree, err := NewTree(ctx, dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tree.Write("a.html", []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := tree.Write("b.html", []byte("b")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Write after cancel: %v", err)
+	}
+	if err := tree.Commit(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Commit after cancel: %v", err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Fatalf("left: %v", entries)
+	}
+}
+
+func TestKeepCarriesOtherFiles(t *testing.T) {
+	parent := t.TempDir()
+	dest := filepath.Join(parent, "public")
+	os.MkdirAll(filepath.Join(dest, "results"), 0o755)
+	os.MkdirAll(filepath.Join(dest, "snapshots"), 0o755)
+	os.WriteFile(filepath.Join(dest, "results", "gone.json"), []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(dest, "RELEASE_REPORT.md"), []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(dest, "snapshots", "a.html"), []byte("page"), 0o644)
+	tree, err := NewTree(context.Background(), dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tree.Keep("results", "RELEASE_REPORT.md"); err != nil {
+		t.Fatal(err)
+	}
+	tree.Write("results/new.json", []byte("new"))
+	tree.Write("RELEASE_REPORT.md", []byte("new"))
+	if err := tree.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"public/results/new.json": "new", "public/RELEASE_REPORT.md": "new", "public/snapshots/a.html": "page"}
+	if got := readTree(t, parent); !maps.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+func TestNewTreeRefusesAFileOrLinkAsDest(t *testing.T) {
+	parent := t.TempDir()
+	file := filepath.Join(parent, "public")
+	os.WriteFile(file, []byte("keep me"), 0o644)
+	if _, err := NewTree(context.Background(), file); err == nil || !strings.Contains(err.Error(), "not a folder") {
+		t.Fatalf("NewTree over a file: %v", err)
+	}
+	link := filepath.Join(parent, "site")
+	os.Symlink(t.TempDir(), link)
+	if _, err := NewTree(context.Background(), link); err == nil {
+		t.Fatal("NewTree over a link succeeded")
+	}
+	if b, _ := os.ReadFile(file); string(b) != "keep me" {
+		t.Fatalf("the file changed: %q", b)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 2 {
+		t.Fatalf("left: %v", entries)
 	}
 }

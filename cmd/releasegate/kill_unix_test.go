@@ -1,0 +1,224 @@
+//go:build unix
+
+package main
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/releasegate/releasegate/evaluator/gensuite"
+)
+
+// killSuite is the size of the suite the kill loops run on.
+const killSuite = 10_000
+
+// buildBinary builds the command once for a test that runs it as a
+// separate process.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "releasegate")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// release is what a complete output folder holds: every file's SHA-256
+// by slash path.
+type release map[string]string
+
+// readRelease fingerprints the folder out: every path, and the content of
+// every file when sample is 0, else of that many files picked at random
+// plus results/ and RELEASE_REPORT.md (a site of 10,000 cases is 240 MB).
+func readRelease(t *testing.T, out string, sample int, r *rand.Rand) (release, error) {
+	t.Helper()
+	got := release{}
+	err := filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(out, path)
+			got[filepath.ToSlash(rel)] = ""
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range slices.Sorted(func(yield func(string) bool) {
+		for p := range got {
+			if !yield(p) {
+				return
+			}
+		}
+	}) {
+		if sample > 0 && !strings.HasPrefix(p, "results/") && p != "RELEASE_REPORT.md" && p != "index.html" && r.IntN(len(got)) >= sample {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(p)))
+		if err != nil {
+			return nil, err
+		}
+		got[p] = fmt.Sprintf("%x", sha256.Sum256(b))
+	}
+	return got, nil
+}
+
+// matches reports whether got, a possibly sampled fingerprint, is the
+// complete release want: the same paths, and the same content wherever
+// got has it.
+func (got release) matches(want release) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for p, sum := range got {
+		w, ok := want[p]
+		if !ok || sum != "" && sum != w {
+			return false
+		}
+	}
+	return true
+}
+
+// killLoop runs args (with the data folder switched between two gates
+// each time) and SIGKILLs it at a random point, kills times; after every
+// kill the output folder must be exactly the last complete release or the
+// one being written: never a mix, never missing.
+func killLoop(t *testing.T, bin, data, out string, args []string, kills, sample int) {
+	t.Helper()
+	gates := [2][]byte{}
+	var err error
+	if gates[0], err = os.ReadFile("../../data/gate.json"); err != nil {
+		t.Fatal(err)
+	}
+	gates[1] = []byte(strings.Replace(string(gates[0]), "0.90", "0.50", 1))
+	if string(gates[1]) == string(gates[0]) {
+		t.Fatal("the second gate is the first")
+	}
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	runFull := func(v int) (release, time.Duration) {
+		os.WriteFile(filepath.Join(data, "gate.json"), gates[v], 0o644)
+		start := time.Now()
+		if b, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, b)
+		}
+		took := time.Since(start)
+		rel, err := readRelease(t, out, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rel, took
+	}
+	// The two complete releases, written from scratch.
+	var want [2]release
+	var took time.Duration
+	for v := range 2 {
+		os.RemoveAll(out)
+		want[v], took = runFull(v)
+	}
+	if want[0].matches(want[1]) {
+		t.Fatal("the two releases are the same; the test could not tell them apart")
+	}
+	last := 1
+	killed, finished := 0, 0
+	for i := 0; killed < kills; i++ {
+		if i > 4*kills {
+			t.Fatalf("only %d of %d runs were killed before they finished", killed, i)
+		}
+		v := r.IntN(2)
+		os.WriteFile(filepath.Join(data, "gate.json"), gates[v], 0o644)
+		// Half the kills anywhere in a run, half near its end, where the
+		// swap happens.
+		at := time.Duration(r.Float64() * float64(took))
+		if i%2 == 1 {
+			at = time.Duration((0.7 + 0.3*r.Float64()) * float64(took))
+		}
+		cmd := exec.Command(bin, args...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(at)
+		cmd.Process.Signal(syscall.SIGKILL)
+		if err := cmd.Wait(); err == nil {
+			// It finished first: runs are quicker than measured (the
+			// machine is less busy now), so aim earlier.
+			finished++
+			took = at
+		} else {
+			killed++
+		}
+		got, rerr := readRelease(t, out, sample, r)
+		switch {
+		case rerr != nil:
+			t.Fatalf("kill %d at %v: the output is unreadable or missing: %v", i, at, rerr)
+		case got.matches(want[v]):
+			last = v
+		case got.matches(want[last]):
+		default:
+			t.Fatalf("kill %d at %v (run of release %d, previous %d): the output folder is neither complete release: %d files", i, at, v, last, len(got))
+		}
+		// Leftovers of killed runs are swept by the next run: they never
+		// pile up.
+		if left := staged(t, out); len(left) > 2 {
+			t.Fatalf("kill %d: %d staging folders beside the output: %v", i, len(left), left)
+		}
+	}
+	t.Logf("%v: %d runs killed, %d finished first; a full run took %v", args[0], killed, finished, took.Round(time.Millisecond))
+	runFull(last)
+	if left := staged(t, out); len(left) > 0 {
+		t.Errorf("after a complete run, staging folders are left: %v", left)
+	}
+}
+
+// staged lists the entries beside out other than out itself.
+func staged(t *testing.T, out string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Dir(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Name() != filepath.Base(out) {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
+// TestKillLoop SIGKILLs evaluate --all and build at random points on a
+// suite of 10,000 cases: the output folder always holds one complete
+// release, the old or the new.
+func TestKillLoop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the command some 45 times on a suite of 10,000 cases")
+	}
+	bin := buildBinary(t)
+	data := filepath.Join(t.TempDir(), "data")
+	if err := gensuite.Write("../../data", data, killSuite); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("evaluate --all", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "public")
+		killLoop(t, bin, data, out, []string{"evaluate", "--all", "--quiet", "--data", data, "--out", out}, 24, 0)
+	})
+	t.Run("build", func(t *testing.T) {
+		// One snapshot keeps a run short enough for many kills.
+		for _, l := range []string{"baseline-v1", "candidate-v2"} {
+			os.Remove(filepath.Join(data, "outputs", l+".jsonl"))
+		}
+		out := filepath.Join(t.TempDir(), "public")
+		killLoop(t, bin, data, out, []string{"build", "--quiet", "--data", data, "--out", out}, 16, 200)
+	})
+}

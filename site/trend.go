@@ -1,0 +1,112 @@
+package site
+
+import (
+	"fmt"
+	"html/template"
+	"strconv"
+	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/releasegate/releasegate/evaluator/decide"
+)
+
+// trendSpec describes a line over every snapshot in order: one value per
+// snapshot (nil when there is none to show), the limit as a dashed line,
+// and each point shaped by the snapshot's decision.
+type trendSpec struct {
+	ID        string
+	Labels    []string
+	Values    []*float64
+	Decisions []decide.Decision
+	AxisName  string
+	Limit     *refLine // nil: the gate is off
+	Height    string
+	// Max is the top of the value axis; 0 lets the values and the limit
+	// decide.
+	Max float64
+}
+
+// decisionSymbol shapes a trend point by its snapshot's decision, so the
+// mark does not rest on colour alone.
+func decisionSymbol(d decide.Decision) (symbol string, size int) {
+	switch d {
+	case decide.Pass:
+		return "circle", 6
+	case decide.Review:
+		return "triangle", 10
+	}
+	return "rect", 9
+}
+
+// renderTrend builds a trend line and renders it as a snippet, the way
+// renderBar renders a bar chart.
+func renderTrend(spec trendSpec) (Chart, error) {
+	if !chartID.MatchString(spec.ID) {
+		return Chart{}, fmt.Errorf("site: chart id %q must be letters, digits and _ only", spec.ID)
+	}
+	if len(spec.Values) != len(spec.Labels) || len(spec.Decisions) != len(spec.Labels) {
+		return Chart{}, fmt.Errorf("site: chart %s has %d values and %d decisions for %d snapshots", spec.ID, len(spec.Values), len(spec.Decisions), len(spec.Labels))
+	}
+	labels := make([]string, len(spec.Labels))
+	data := make([]opts.LineData, len(spec.Values))
+	top := 0.0
+	if spec.Limit != nil {
+		top = spec.Limit.Value
+	}
+	for i := range spec.Labels {
+		labels[i] = chartText(spec.Labels[i])
+		symbol, size := decisionSymbol(spec.Decisions[i])
+		data[i] = opts.LineData{Name: string(spec.Decisions[i]), Value: "-", Symbol: symbol, SymbolSize: size}
+		if v := spec.Values[i]; v != nil {
+			data[i].Value = *v
+			top = max(top, *v)
+		}
+	}
+	axisTop := spec.Max
+	if axisTop == 0 {
+		axisTop = niceCeil(top * 1.1)
+	}
+	var yMax any
+	if axisTop > 0 {
+		yMax = axisTop
+	}
+	line := charts.NewLine()
+	line.SetGlobalOptions(
+		charts.WithInitializationOpts(opts.Initialization{ChartID: spec.ID, Width: "100%", Height: spec.Height, AssetsHost: echartsDir}),
+		charts.WithAnimation(false),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		// The axis reaches the limit line, or echarts leaves it out.
+		charts.WithYAxisOpts(opts.YAxis{Name: chartText(spec.AxisName), Max: yMax}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{HideOverlap: opts.Bool(true)}}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "16", Top: "32", Bottom: "8", ContainLabel: opts.Bool(true)}),
+	)
+	series := []charts.SeriesOpts{
+		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), ConnectNulls: opts.Bool(false)}),
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: barColour}),
+	}
+	if l := spec.Limit; l != nil {
+		series = append(series,
+			charts.WithMarkLineNameYAxisItemOpts(opts.MarkLineNameYAxisItem{
+				Name: chartText(l.Label), YAxis: strconv.FormatFloat(l.Value, 'g', -1, 64)}),
+			charts.WithMarkLineStyleOpts(opts.MarkLineStyle{
+				Symbol:    []string{"none", "none"},
+				Label:     &opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "insideEndTop"},
+				LineStyle: &opts.LineStyle{Color: l.Color, Type: "dashed", Width: 2},
+			}))
+	}
+	line.SetXAxis(labels).AddSeries(chartText(spec.AxisName), data, series...)
+
+	snippet := line.RenderSnippet()
+	script := strings.Replace(strings.TrimSpace(snippet.Script), `<script type="text/javascript">`, "<script>", 1)
+	if err := checkScript(spec.ID, script, string(line.JSONNotEscaped())); err != nil {
+		return Chart{}, err
+	}
+	return Chart{
+		ID:      spec.ID,
+		Element: template.HTML(strings.TrimSpace(snippet.Element)),
+		Script:  template.HTML(script),
+		assets:  append([]string(nil), line.JSAssets.Values...),
+	}, nil
+}
