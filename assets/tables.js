@@ -164,6 +164,7 @@
       position: position,
       result: tr.getAttribute("data-result"),
       severity: tr.getAttribute("data-severity"),
+      flaky: tr.getAttribute("data-flaky") || "",
       text: (tr.textContent + " " + (tr.getAttribute("data-search") || "")).toLowerCase(),
       keys: keys,
       row: tr
@@ -234,7 +235,7 @@
     var complete = !table.hasAttribute("data-rows");
     var loadProblem = false;
     var count = form.elements.namedItem("count");
-    var fields = ["q", "result", "severity"];
+    var fields = ["q", "result", "severity", "flaky"];
     var state = readState(fields.concat(["sort", "page"]));
 
     var order = form.elements.namedItem("sort");
@@ -267,7 +268,8 @@
       var list = records.filter(function (r) {
         return (q === "" || r.text.indexOf(q) !== -1) &&
           (state.result === "" || r.result === state.result) &&
-          (state.severity === "" || r.severity === state.severity);
+          (state.severity === "" || r.severity === state.severity) &&
+          (!state.flaky || r.flaky === state.flaky);
       });
       var spec = sortSpec();
       columns.forEach(function (col, i) {

@@ -23,25 +23,19 @@ type DrilldownPage struct {
 	Title        string
 	Severity     string
 	Verdict      Badge
-	Failures     []judge.Failure
-	HasOutput    bool
 
-	ExpectedDecision string
-	ActualDecision   string
-	DecisionVerdict  Badge
-
-	ExpectedCall *CallView // nil when the case expects no call
-	ActualCalls  []CallView
-	CallsNote    string
-	Mismatches   []string
-
-	Forbidden         []ForbiddenRow
-	ExpectedCitations []CitationRow
-	ActualCitations   []CitationRow
+	// OutputView is the snapshot's only output for the case, or, with
+	// trials, trial 1's; Trials then holds every trial.
+	OutputView
+	Trials []TrialSection
+	// Strip shows the trials at the top, each mark linking to its
+	// section; nil without trials.
+	Strip *TrialStrip
+	// CriticalNote says that a critical case failed a trial, which makes
+	// it a critical failure of the snapshot whether or not it passes.
+	CriticalNote string
 
 	Input     string
-	Latency   string
-	Cost      string
 	Elsewhere []NavLink
 
 	// Prev and Next are the neighbouring cases in suite order, NextFailing
@@ -54,12 +48,45 @@ type DrilldownPage struct {
 	RawSource string
 }
 
+// OutputView is what one output (one trial) did against the case.
+type OutputView struct {
+	// IDPrefix keeps element ids unique when a page shows several
+	// outputs: "" alone, "trial-2-" in trial 2's section.
+	IDPrefix string
+	// Nested puts the output's headings one level down, inside a
+	// trial's section.
+	Nested    bool
+	CaseID    string
+	Failures  []judge.Failure
+	HasOutput bool
+
+	ExpectedDecision string
+	ActualDecision   string
+	DecisionVerdict  Badge
+
+	Calls CallPairs
+
+	Forbidden         []ForbiddenRow
+	ExpectedCitations []CitationRow
+	ActualCitations   []CitationRow
+	// CitationsJudged is false when the data folder has no POLICY.md.
+	CitationsJudged bool
+
+	Latency string
+	Cost    string
+}
+
 // CallView is one tool call, its arguments printed line by line.
 type CallView struct {
+	Index int // 1-based position among the expected or the output's calls
 	Name  string
-	Note  string // "forbidden for this case", "not the expected tool"
+	Note  string // "forbidden for this case"
 	Lines []JSONLine
 	Code  template.HTML // Lines for a <pre> element
+	// Unreadable: the agent sent an argument string that holds no JSON
+	// object; Raw is that string.
+	Unreadable bool
+	Raw        string
 }
 
 // ForbiddenRow is one tool the case forbids.
@@ -106,27 +133,22 @@ func citationRow(id string, p *suite.Policy, policy string) CitationRow {
 func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 	c := v.in.Release.Suite.Cases[i]
 	res := s.Result.Cases[i]
-	out := s.Outputs[i]
 	label := s.Label()
 	path := drilldownPath(label, c.ID)
 	root := rootFor(path)
-	policy := root + policyPath
 	p := &DrilldownPage{
-		Layout:           v.info.layout(path, c.ID+" in "+label),
-		Label:            label,
-		SnapshotHref:     root + snapshotPath(label),
-		HistoryHref:      root + historyPath(c.ID),
-		ID:               c.ID,
-		Title:            c.Title,
-		Severity:         string(c.Severity),
-		Verdict:          verdictBadge(res.Passed),
-		Failures:         res.Failures,
-		HasOutput:        out != nil,
-		ExpectedDecision: string(c.Expected.Decision),
-		Input:            prettyInput(c.Input),
+		Layout:       v.info.layout(path, c.ID+" in "+label),
+		Label:        label,
+		SnapshotHref: root + snapshotPath(label),
+		HistoryHref:  root + historyPath(c.ID),
+		ID:           c.ID,
+		Title:        c.Title,
+		Severity:     string(c.Severity),
+		Verdict:      verdictBadge(res.Passed),
+		Input:        prettyInput(c.Input),
 	}
 	p.Prev, p.Next, p.NextFailing = v.caseNeighbours(s, i, root)
-	if out != nil {
+	if out := s.Outputs[i]; out != nil {
 		p.Raw = rawOutput(out)
 		p.RawSource = fmt.Sprintf("line %d of outputs/%s.jsonl", out.Line, label)
 	}
@@ -142,44 +164,36 @@ func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + drilldownPath(labels[k+1], c.ID), Text: labels[k+1] + " (next)"})
 		}
 	}
-	exp := &c.Expected
-	if len(exp.ToolCalls) == 1 {
-		p.ExpectedCall = &CallView{Name: exp.ToolCalls[0].Name, Lines: jsonLines("arguments", suite.ToTree(exp.ToolCalls[0].Arguments))}
-	}
-	var called []string
-	var cited []string
-	if out != nil {
-		p.ActualDecision = string(out.Decision)
-		p.DecisionVerdict = verdictBadge(out.Decision == exp.Decision)
-		p.Latency, p.Cost = measuredMS(out.LatencyMS), measuredUSD(out.CostUSD)
-		cited = out.Citations
-		var mismatches []judge.Mismatch
-		if call, ok := judge.MatchedCall(exp, out.ToolCalls); ok {
-			mismatches = judge.CompareArguments(exp.ToolCalls[0].Arguments, call)
-			markMismatches(p.ExpectedCall.Lines, mismatches, true)
-			for _, m := range mismatches {
-				p.Mismatches = append(p.Mismatches, m.String())
+	p.OutputView = v.outputView(c, s.Outputs[i], res.Failures, root)
+	if p.Trials = v.trialSections(s, i, root); p.Trials != nil {
+		p.Strip = trialStrip(&res, s.Trials(), "")
+		p.Strip.Linked = true
+		if c.Severity == suite.Critical && res.TrialsPassed < res.Trials {
+			p.CriticalNote = fmt.Sprintf("This critical case failed %d of its %d trials, so it counts as a critical failure of %s", res.Trials-res.TrialsPassed, res.Trials, label)
+			if res.Passed {
+				p.CriticalNote += ", although it passes"
 			}
+			p.CriticalNote += "."
 		}
+	}
+	return p
+}
+
+// outputView judges out against c for the page; failures are the ones
+// the results file gives this output.
+func (v *view) outputView(c *suite.Case, out *suite.Output, failures []judge.Failure, root string) OutputView {
+	exp := &c.Expected
+	policyRules := v.in.Release.Suite.Policy
+	o := OutputView{CaseID: c.ID, Failures: failures, HasOutput: out != nil, ExpectedDecision: string(exp.Decision),
+		Calls: callPairs(exp, out), CitationsJudged: policyRules != nil}
+	var called, cited []string
+	if out != nil {
+		o.ActualDecision = string(out.Decision)
+		o.DecisionVerdict = verdictBadge(out.Decision == exp.Decision)
+		o.Latency, o.Cost = measuredMS(out.LatencyMS), measuredUSD(out.CostUSD)
+		cited = out.Citations
 		for _, call := range out.ToolCalls {
 			called = append(called, call.Name)
-			cv := CallView{Name: call.Name, Lines: jsonLines("arguments", call.Arguments.Map())}
-			markMismatches(cv.Lines, mismatches, false)
-			switch {
-			case exp.Forbids(call.Name):
-				cv.Note = "forbidden for this case"
-			case p.ExpectedCall == nil:
-				cv.Note = "no tool call was expected"
-			case call.Name != p.ExpectedCall.Name:
-				cv.Note = "not the expected tool"
-			}
-			p.ActualCalls = append(p.ActualCalls, cv)
-		}
-		switch {
-		case len(out.ToolCalls) == 0 && p.ExpectedCall != nil:
-			p.CallsNote = "The output made no tool call."
-		case len(out.ToolCalls) > 1:
-			p.CallsNote = "The output made more than one tool call; exactly one is expected for an action."
 		}
 	}
 	for _, t := range exp.ForbiddenTools {
@@ -187,30 +201,24 @@ func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 		if slices.Contains(called, t) {
 			row.Verdict, row.Text = verdictBadge(false), "called"
 		}
-		p.Forbidden = append(p.Forbidden, row)
+		o.Forbidden = append(o.Forbidden, row)
 	}
-	policyRules := v.in.Release.Suite.Policy
+	policy := root + policyPath
 	for _, id := range dedupe(exp.Citations) {
 		row := citationRow(id, policyRules, policy)
 		if out != nil && !slices.Contains(cited, id) {
 			row.Class, row.State, row.Icon = "missing", "missing from the output", "⚠"
 		}
-		p.ExpectedCitations = append(p.ExpectedCitations, row)
+		o.ExpectedCitations = append(o.ExpectedCitations, row)
 	}
 	for _, id := range dedupe(cited) {
 		row := citationRow(id, policyRules, policy)
 		if row.Class == "current" && !slices.Contains(exp.Citations, id) {
 			row.State = "current rule, not expected (allowed)"
 		}
-		p.ActualCitations = append(p.ActualCitations, row)
+		o.ActualCitations = append(o.ActualCitations, row)
 	}
-	if p.ExpectedCall != nil {
-		p.ExpectedCall.Code = jsonHTML(p.ExpectedCall.Lines)
-	}
-	for i := range p.ActualCalls {
-		p.ActualCalls[i].Code = jsonHTML(p.ActualCalls[i].Lines)
-	}
-	return p
+	return o
 }
 
 // dedupe keeps the first of repeated strings, in order.

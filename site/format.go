@@ -37,6 +37,7 @@ var (
 	blockDecision  = newBadge("BLOCK", "block", "✕")
 	passVerdict    = newBadge("pass", "pass", "✓")
 	failVerdict    = newBadge("fail", "fail", "✕")
+	notGatedBadge  = newBadge("not gated", "off", "–")
 )
 
 func decisionBadge(d decide.Decision) Badge {
@@ -91,6 +92,9 @@ type GateRow struct {
 	Margin    string // "2,700 ms over the limit"
 	Verdict   Badge
 	Passed    bool
+	// Off: the threshold is null in gate.json, so the gate is not
+	// gated and decides nothing.
+	Off bool
 	// failure says what went wrong, for the decision's reason; "" when
 	// the gate holds.
 	failure string
@@ -111,6 +115,9 @@ func gateRows(s *evaluator.Snapshot) []GateRow {
 		}
 		rows[i] = GateRow{Name: g.Spec.Title, Gate: g.Gate, Observed: observed, Threshold: g.ThresholdText(),
 			Margin: g.MarginText(), Verdict: verdictBadge(g.Passed), Passed: g.Passed, failure: g.FailureText()}
+		if g.Off() {
+			rows[i].Verdict, rows[i].Margin, rows[i].Off = notGatedBadge, "none: decides nothing", true
+		}
 	}
 	return rows
 }

@@ -28,6 +28,8 @@ type HistoryRow struct {
 	Codes        string
 	Latency      string
 	Cost         string
+	// Strip shows the case's trials in the snapshot, nil without trials.
+	Strip *TrialStrip
 }
 
 func (v *view) history(i int) *HistoryPage {
@@ -60,6 +62,12 @@ func (v *view) history(i int) *HistoryPage {
 		}
 		if o := s.Outputs[i]; o != nil {
 			row.Decision, row.Latency, row.Cost = string(o.Decision), measuredMS(o.LatencyMS), measuredUSD(o.CostUSD)
+		}
+		if row.Strip = trialStrip(&res, s.Trials(), row.Href); row.Strip != nil {
+			row.Decision = trialDecisions(s, i)
+			lat, cost := trialMeasures(s, i)
+			row.Latency, _, _ = measureText(lat, ms)
+			row.Cost, _, _ = measureText(cost, usd)
 		}
 		if res.Passed {
 			passedIn = append(passedIn, s.Label())

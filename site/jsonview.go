@@ -21,6 +21,9 @@ type JSONLine struct {
 	Path string // "" on closing brackets
 	Mark bool   // the value on this line is a mismatch
 	Note string // why it is marked, in words
+	// Matcher is what an argument matcher on this line accepts, in
+	// words ("any of …"), written after Text.
+	Matcher string
 }
 
 // jsonHTML renders lines for a <pre> element, one span per line, the
@@ -37,6 +40,11 @@ func jsonHTML(lines []JSONLine) template.HTML {
 			b.WriteString(`<span class="line">`)
 		}
 		b.WriteString(html.EscapeString(l.Text))
+		if l.Matcher != "" {
+			b.WriteString(`<span class="matcher">`)
+			b.WriteString(html.EscapeString(l.Matcher))
+			b.WriteString(`</span>`)
+		}
 		if l.Note != "" {
 			b.WriteString(`<span class="note"> ← `)
 			b.WriteString(html.EscapeString(l.Note))

@@ -82,7 +82,11 @@ type SnapshotCard struct {
 	P95         string
 	AvgCost     string
 	Failing     int
-	Inputs      []HashRow
+	// Recording is the snapshot's meta.json, nil without one.
+	Recording *Recording
+	// Trials sums up the snapshot's trials, nil without trials.
+	Trials *TrialSummary
+	Inputs []HashRow
 }
 
 // Threshold is one frozen limit of gate.json, worded.
@@ -104,7 +108,10 @@ type Change struct {
 	Fixed        []CaseLink
 	Regressed    []CaseLink
 	StillFailing []CaseLink
-	Summary      string
+	// Flaky are the cases flaky in either snapshot, kept out of the
+	// three lists above.
+	Flaky   []FlakyChange
+	Summary string
 }
 
 func snapshotCard(s *evaluator.Snapshot, gates []GateRow, root string) SnapshotCard {
@@ -121,6 +128,8 @@ func snapshotCard(s *evaluator.Snapshot, gates []GateRow, root string) SnapshotC
 		P95:         s.P95Text(),
 		AvgCost:     s.AvgCostText(),
 		Failing:     r.CasesTotal - r.CasesPassed,
+		Recording:   recording(r.Meta),
+		Trials:      trialSummary(s),
 		Inputs:      inputHashes(r.Inputs),
 	}
 }
@@ -142,6 +151,9 @@ func (v *view) overview() (*OverviewPage, error) {
 	p.Files = []NavLink{{Href: reportPagePath, Text: "Release report"}, {Href: reportPath, Text: reportPath + " (Markdown)"}}
 	for _, t := range decide.Thresholds(g) {
 		p.Thresholds = append(p.Thresholds, Threshold{t.Spec.Topic, t.Text()})
+	}
+	if t, ok := trialThreshold(rel); ok {
+		p.Thresholds = append(p.Thresholds, t)
 	}
 	var err error
 	if p.Trend, err = v.trend(); err != nil {
@@ -301,6 +313,8 @@ func limitLines(g suite.Gate, gate, prefix string) []refLine {
 }
 
 // change compares a snapshot with the one before it, case by case.
+// Cases flaky in either snapshot are listed apart: their verdict may
+// differ by luck, not by a change.
 func change(rel *evaluator.Release, prev, cur *evaluator.Snapshot) Change {
 	c := Change{
 		From: NavLink{Href: snapshotPath(prev.Label()), Text: prev.Label()},
@@ -310,6 +324,8 @@ func change(rel *evaluator.Release, prev, cur *evaluator.Snapshot) Change {
 		link := CaseLink{ID: cs.ID, Href: historyPath(cs.ID)}
 		was, is := prev.Result.Cases[j].Passed, cur.Result.Cases[j].Passed
 		switch {
+		case flakyEither(prev, cur, j):
+			c.Flaky = append(c.Flaky, FlakyChange{CaseLink: link, Was: verdictWithTrials(prev, j), Is: verdictWithTrials(cur, j)})
 		case !was && is:
 			c.Fixed = append(c.Fixed, link)
 		case was && !is:
@@ -319,5 +335,8 @@ func change(rel *evaluator.Release, prev, cur *evaluator.Snapshot) Change {
 		}
 	}
 	c.Summary = fmt.Sprintf("%d fixed, %d regressed, %d still failing", len(c.Fixed), len(c.Regressed), len(c.StillFailing))
+	if len(c.Flaky) > 0 {
+		c.Summary += fmt.Sprintf("; %d flaky, not counted as changes", len(c.Flaky))
+	}
 	return c
 }

@@ -18,6 +18,10 @@ import (
 // clashing with the others.
 var pageTemplates = []string{"overview", "snapshot", "drilldown", "history", "policy", "handoff", "compare", "matrix", "report"}
 
+// agentTemplate holds the parts that show what an agent did (outputs,
+// paired tool calls, trials, provenance), shared by several pages.
+const agentTemplate = "templates/agent.html"
+
 // notFoundTemplate stands alone: it must work at any depth, so it does
 // not use the shared frame with its relative stylesheet.
 const notFoundTemplate = "404"
@@ -29,7 +33,7 @@ var templateFuncs = template.FuncMap{"csp": cspMeta}
 func parseTemplates(web fs.FS) (map[string]*template.Template, error) {
 	sets := make(map[string]*template.Template, len(pageTemplates)+1)
 	for _, name := range pageTemplates {
-		t, err := template.New(name).Funcs(templateFuncs).ParseFS(web, "templates/base.html", "templates/"+name+".html")
+		t, err := template.New(name).Funcs(templateFuncs).ParseFS(web, "templates/base.html", agentTemplate, "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("site: templates: %w", err)
 		}

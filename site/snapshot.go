@@ -34,6 +34,13 @@ type SnapshotPage struct {
 	// them all.
 	RowsSrc string
 	Counts  string // "8 passed, 4 failed (2 critical)"
+	// Recording is the snapshot's meta.json, nil without one.
+	Recording *Recording
+	// Trials sums up the snapshot's trials, nil without trials.
+	Trials *TrialSummary
+	// TrialColumn: the case table shows each case's trials and can
+	// filter the flaky ones.
+	TrialColumn bool
 	// TableScript is the table script, which this page runs right after
 	// its case table rather than deferred: the charts below it may take
 	// long to draw for a large suite, and the table should not wait.
@@ -87,6 +94,8 @@ type CaseRow struct {
 	Cost        string
 	CostSort    string
 	CostOver    bool // dearer than the limit on the average cost
+	// Strip shows the case's trials, nil without trials.
+	Strip *TrialStrip
 }
 
 func severityRank(s suite.Severity) int {
@@ -108,10 +117,14 @@ func failureDetails(fs []judge.Failure) string {
 	return strings.Join(details, "; ")
 }
 
+// failureCodes lists the codes of a case's failures, each once: with
+// trials the same check may fail in several of them.
 func failureCodes(fs []judge.Failure) string {
-	codes := make([]string, len(fs))
-	for i, f := range fs {
-		codes[i] = string(f.Code)
+	codes := make([]string, 0, len(fs))
+	for _, f := range fs {
+		if !slices.Contains(codes, string(f.Code)) {
+			codes = append(codes, string(f.Code))
+		}
 	}
 	return strings.Join(codes, ", ")
 }
@@ -126,6 +139,11 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 		Layout: v.info.layout(path, "Snapshot "+label),
 		Card:   snapshotCard(s, gates, root),
 		Gates:  gates,
+		Trials: trialSummary(s),
+	}
+	p.Recording = p.Card.Recording
+	if p.Trials != nil {
+		p.Trials.MinRate = percent(g.TrialPassRate().Rat())
 	}
 	cases := v.in.Release.Suite.Cases
 	ids := make([]string, len(cases))
@@ -133,13 +151,14 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	latencies, costs := make([]float64, len(cases)), make([]float64, len(cases))
 	slow := make([]bool, len(cases))
 	latencyLimit, latencyGated := decide.Limit(g, decide.GateP95Latency)
-	critical := 0
 	rows := v.caseRows(s, root)
 	for i, c := range cases {
-		if !s.Result.Cases[i].Passed && c.Severity == suite.Critical {
-			critical++
-		}
-		if o := s.Outputs[i]; o != nil {
+		if s.Trials() > 0 {
+			lat, cost := trialMeasures(s, i)
+			_, _, latencies[i] = measureText(lat, ms)
+			_, _, costs[i] = measureText(cost, usd)
+			slow[i] = rows[i].LatencyOver
+		} else if o := s.Outputs[i]; o != nil {
 			if o.LatencyMS != nil {
 				latencies[i] = o.LatencyMS.Float64()
 			}
@@ -157,8 +176,22 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 		p.Cases = p.Cases[:tableRowsInHTML]
 		p.RowsSrc = root + casesDataPath + " " + root + snapshotDataPath(label)
 	}
+	// The rows loaded from the data files carry no trials, so a table
+	// paged from them has no trial column; the drilldowns still do.
+	p.TrialColumn = p.Trials != nil && p.RowsSrc == ""
+	if !p.TrialColumn {
+		for i := range p.Cases {
+			p.Cases[i].Strip = nil
+		}
+	}
 	failed := s.Result.CasesTotal - s.Result.CasesPassed
-	p.Counts = fmt.Sprintf("%d passed, %d failed (%d critical)", s.Result.CasesPassed, failed, critical)
+	p.Counts = fmt.Sprintf("%d passed, %d failed (%d critical)", s.Result.CasesPassed, failed, s.Result.CriticalFailures)
+	if s.Trials() > 0 {
+		// A critical case that passed enough trials still counts as a
+		// critical failure when any trial failed.
+		p.Counts = fmt.Sprintf("%d passed, %d failed; %d critical %s", s.Result.CasesPassed, failed,
+			s.Result.CriticalFailures, plural(s.Result.CriticalFailures, "failure", "failures"))
+	}
 
 	slowCount := 0
 	for _, b := range slow {
@@ -182,11 +215,17 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Trials() > 0 {
+		p.LatencyNote += " With trials, a case's bar is the slowest of its measured trials."
+	}
 	costLines := limitLines(g, decide.GateAvgCost, "limit on the average ")
 	p.CostNote = fmt.Sprintf("One bar per case. The average cost is not gated; the average of this snapshot is %s.", s.AvgCostText())
 	if costLimit, on := decide.Limit(g, decide.GateAvgCost); on {
 		p.CostNote = fmt.Sprintf("One bar per case. The dashed line is the limit of %s on the average cost; the average of this snapshot is %s.",
 			usd(costLimit), s.AvgCostText())
+	}
+	if s.Trials() > 0 {
+		p.CostNote += " With trials, a case's bar is the average of its measured trials."
 	}
 	p.CostChart, err = renderBar(barSpec{ID: "case_cost", Root: root, Categories: ids, Values: costs, Links: links,
 		AxisName: "cost (USD)", Lines: costLines})
@@ -214,7 +253,14 @@ func (v *view) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 			Search:  failureDetails(res.Failures),
 			Latency: "no output", Cost: "no output",
 		}
-		if o := s.Outputs[i]; o != nil {
+		row.Strip = trialStrip(&res, s.Trials(), row.Href)
+		if s.Trials() > 0 {
+			lat, cost := trialMeasures(s, i)
+			row.Latency, row.LatencySort, _ = measureText(lat, ms)
+			row.Cost, row.CostSort, _ = measureText(cost, usd)
+			row.LatencyOver = lat != nil && latencyGated && lat.Cmp(latencyLimit) > 0
+			row.CostOver = cost != nil && costGated && cost.Cmp(costLimit) > 0
+		} else if o := s.Outputs[i]; o != nil {
 			row.Latency, row.Cost = "not measured", "not measured"
 			if o.LatencyMS != nil {
 				row.Latency, row.LatencySort = ms(o.LatencyMS.Rat()), o.LatencyMS.String()

@@ -47,6 +47,7 @@ func TestHTMLIsValid(t *testing.T) {
 	sites := []struct{ name, dir string }{
 		{"sample", shared.sampleSite(t)},
 		{"hostile", shared.hostileSite(t)},
+		{"airline", airlineDir(t)},
 	}
 	var files []string
 	type page struct{ site, rel string }
