@@ -49,7 +49,7 @@ type changeSet struct {
 	// Edited are the suite files that changed, when each is one of
 	// editableFiles: a narrower rebuild takes them into account.
 	Edited map[string]bool
-	Names   []string        // what changed, deduplicated, in arrival order
+	Names  []string // what changed, deduplicated, in arrival order
 }
 
 // Add records one change.

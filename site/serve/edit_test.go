@@ -20,9 +20,9 @@ var ruleHeading = regexp.MustCompile(`(?m)^### (ER-2026\.10 §[0-9.]+) .*$`)
 // randomEditor makes random edits of one kind to a data folder, each of
 // which leaves it valid, and says which file it changed.
 type randomEditor struct {
-	t    *testing.T
-	rng  *rand.Rand
-	data string
+	t     *testing.T
+	rng   *rand.Rand
+	data  string
 	added int // rules added so far
 }
 
