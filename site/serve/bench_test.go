@@ -153,24 +153,28 @@ func BenchmarkSaveToServedByKind(b *testing.B) {
 	page.timeout = 5 * time.Minute
 	gen := page.hello
 	// Each kind toggles between two versions of one file that render
-	// differently.
-	toggle := func(name string, from, to string) func() (string, []byte, []byte) {
-		return func() (string, []byte, []byte) {
+	// differently. Generated JSON Lines have no space after a colon.
+	toggle := func(name string, from, to string) func(testing.TB) (string, []byte, []byte) {
+		return func(tb testing.TB) (string, []byte, []byte) {
 			p := filepath.Join(data, name)
 			original, err := os.ReadFile(p)
 			if err != nil {
-				b.Fatal(err)
+				tb.Fatal(err)
 			}
 			edited := bytes.Replace(original, []byte(from), []byte(to), 1)
 			if bytes.Equal(edited, original) {
-				b.Fatalf("%s: the edit changes nothing", name)
+				compact := func(s string) []byte { return []byte(strings.ReplaceAll(s, `": `, `":`)) }
+				edited = bytes.Replace(original, compact(from), compact(to), 1)
+			}
+			if bytes.Equal(edited, original) {
+				tb.Fatalf("%s: the edit changes nothing", name)
 			}
 			return p, original, edited
 		}
 	}
 	for _, kind := range []struct {
 		name  string
-		files func() (string, []byte, []byte)
+		files func(testing.TB) (string, []byte, []byte)
 	}{
 		{"outputs", toggle("outputs/candidate-v3.jsonl", `"cost_usd": 0.009`, `"cost_usd": 0.008`)},
 		{"gate", toggle("gate.json", `"max_avg_cost_usd": 0.025`, `"max_avg_cost_usd": 0.0115`)},
@@ -179,7 +183,7 @@ func BenchmarkSaveToServedByKind(b *testing.B) {
 		{"schema-full-rebuild", toggle("case.schema.json", `{`, "{\n")},
 	} {
 		b.Run(kind.name, func(b *testing.B) {
-			p, original, edited := kind.files()
+			p, original, edited := kind.files(b)
 			var took []time.Duration
 			for i := 0; b.Loop(); i++ {
 				content := edited

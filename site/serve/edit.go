@@ -47,12 +47,22 @@ func suiteEdit(old *evaluator.Release, edited *suite.Suite) (redo []int, ok bool
 		}
 		return m
 	}
+	// A threshold that is not one of the four a decision compares (there
+	// is none today) may reach the verdicts: then every case is judged.
+	all := !sameVerdicts(before.Gate, edited.Gate)
 	for i, c := range before.Cases {
-		if !sameCase(c, edited.Cases[i]) || policyEdited && citesMoved(old, i, citationMoved) {
+		if all || !sameCase(c, edited.Cases[i]) || policyEdited && citesMoved(old, i, citationMoved) {
 			redo = append(redo, i)
 		}
 	}
 	return redo, true
+}
+
+// sameVerdicts reports whether two sets of thresholds differ at most in
+// those that only decide a snapshot from its totals.
+func sameVerdicts(a, b suite.Gate) bool {
+	a.MinPassRate, a.MaxCriticalFailures, a.MaxP95LatencyMS, a.MaxAvgCostUSD = b.MinPassRate, b.MaxCriticalFailures, b.MaxP95LatencyMS, b.MaxAvgCostUSD
+	return reflect.DeepEqual(a, b)
 }
 
 // sameCase reports whether two readings of a case are the same but for
