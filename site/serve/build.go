@@ -164,7 +164,8 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 		if len(ch.Edited) > 0 {
 			parts := editedParts(b.release, next.release, reevaluated, redo)
 			jobs = append(jobs, func() error { return next.renderer.RenderParts(in, parts, c.emit) })
-			reevaluated = nil
+			reevaluated = nil // parts holds their pages too
+
 		}
 		for _, label := range reevaluated {
 			// Only the cases whose output or verdict changed get their
