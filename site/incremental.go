@@ -77,6 +77,8 @@ func (r *Renderer) RenderCases(in *Input, label string, caseIDs []string, emit E
 type Parts struct {
 	// Snapshots are the labels whose page and results JSON are rendered.
 	Snapshots []string
+	// Results are the labels whose results JSON alone is rendered.
+	Results []string
 	// Drilldowns lists, by label, the cases whose drilldown is rendered.
 	Drilldowns map[string][]string
 	// Histories are the cases whose history page is rendered.
@@ -110,6 +112,13 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 			return fmt.Errorf("site: no snapshot labelled %q", label)
 		}
 		jobs = append(jobs, r.snapshotOwnJobs(v, s)...)
+	}
+	for _, label := range parts.Results {
+		s, ok := v.snapshot(label)
+		if !ok {
+			return fmt.Errorf("site: no snapshot labelled %q", label)
+		}
+		jobs = append(jobs, fileJob(resultsPath(label), s.JSON))
 	}
 	for _, label := range slices.Sorted(maps.Keys(parts.Drilldowns)) {
 		s, ok := v.snapshot(label)

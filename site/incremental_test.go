@@ -112,6 +112,7 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 	all := collect(t, func(e Emit) error { return r.RenderAll(in, e) })
 	parts := Parts{
 		Snapshots:  []string{"baseline-v1", "candidate-v3"},
+		Results:    []string{"candidate-v2"},
 		Drilldowns: map[string][]string{"candidate-v2": {"ER-007"}, "candidate-v3": {"ER-001", "ER-007"}},
 		Histories:  []string{"ER-004"},
 	}
@@ -120,6 +121,7 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 	selected := map[string]bool{
 		snapshotPath("baseline-v1"): true, resultsPath("baseline-v1"): true,
 		snapshotPath("candidate-v3"): true, resultsPath("candidate-v3"): true,
+		resultsPath("candidate-v2"): true,
 		drilldownPath("candidate-v2", "ER-007"): true,
 		drilldownPath("candidate-v3", "ER-001"): true, drilldownPath("candidate-v3", "ER-007"): true,
 		historyPath("ER-004"): true,
@@ -142,6 +144,7 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 	}
 	for _, bad := range []Parts{
 		{Snapshots: []string{"no-such-snapshot"}},
+		{Results: []string{"no-such-snapshot"}},
 		{Drilldowns: map[string][]string{"candidate-v3": {"NO-SUCH-CASE"}}},
 		{Histories: []string{"NO-SUCH-CASE"}},
 	} {

@@ -221,16 +221,16 @@ func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
 		}, site.Parts{Snapshots: labels, Drilldowns: each("ER-006"), Histories: []string{"ER-006"}}},
 		{"a rule's title", "POLICY.md", func(src []byte) []byte {
 			return bytes.Replace(src, []byte("§3.1 Finance escalation"), []byte("§3.1 Escalation to finance"), 1)
-		}, site.Parts{Snapshots: labels, Drilldowns: each()}},
+		}, site.Parts{Results: labels, Drilldowns: each()}},
 		{"a rule only an output cites renumbered", "POLICY.md", func(src []byte) []byte {
 			return bytes.Replace(src, []byte("§4.1 What counts"), []byte("§4.5 What counts"), 1)
 		}, site.Parts{Snapshots: labels, Drilldowns: each("ER-003"), Histories: []string{"ER-003"}}},
 		{"policy prose", "POLICY.md", func(src []byte) []byte {
 			return append(src, "\nOne more sentence.\n"...)
-		}, site.Parts{Snapshots: labels, Drilldowns: each()}},
+		}, site.Parts{Results: labels, Drilldowns: each()}},
 		{"a rule added", "POLICY.md", func(src []byte) []byte {
 			return append(src, "\n### ER-2026.10 §10.1 A new rule\n\nText.\n"...)
-		}, site.Parts{Snapshots: labels, Drilldowns: each()}},
+		}, site.Parts{Results: labels, Drilldowns: each()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			nr, calls := fakeRenderers()

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"reflect"
+	"slices"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/judge"
@@ -101,11 +102,14 @@ func citesMoved(rel *evaluator.Release, i int, moved func(string) bool) bool {
 }
 
 // editedParts lists the files to render after an edit of the suite that
-// suiteEdit found to reach only the cases at redo: every snapshot's page
-// and results file (their hashes of the inputs and their decisions may
-// have changed), the drilldowns and history pages of those cases, and in
-// the snapshots evaluated again from their outputs file (reevaluated),
-// the pages of the cases whose output or verdict changed as well.
+// suiteEdit found to reach only the cases at redo: every snapshot's
+// results file (it holds the hashes of the inputs), its page when a
+// threshold or a case in it changed, the drilldowns and history pages of
+// those cases, and in the snapshots evaluated again from their outputs
+// file (reevaluated), the pages of the cases whose output or verdict
+// changed as well. An edit of the policy's prose or of a rule's title
+// alone thus renders no snapshot page, which on a large suite is the
+// biggest page there is.
 func editedParts(before, after *evaluator.Release, reevaluated []string, redo []int) site.Parts {
 	cases := after.Suite.Cases
 	parts := site.Parts{Drilldowns: make(map[string][]string, len(after.Snapshots))}
@@ -113,9 +117,14 @@ func editedParts(before, after *evaluator.Release, reevaluated []string, redo []
 	for _, i := range redo {
 		inHistory[i] = true
 	}
+	gateEdited := !reflect.DeepEqual(before.Suite.Gate, after.Suite.Gate)
 	for _, s := range after.Snapshots {
 		label := s.Label()
-		parts.Snapshots = append(parts.Snapshots, label)
+		if gateEdited || len(redo) > 0 || slices.Contains(reevaluated, label) {
+			parts.Snapshots = append(parts.Snapshots, label)
+		} else {
+			parts.Results = append(parts.Results, label)
+		}
 		listed := make([]bool, len(cases))
 		for _, i := range redo {
 			listed[i] = true

@@ -141,6 +141,13 @@ func (f *fakeRenderer) RenderParts(in *site.Input, parts site.Parts, emit site.E
 			return err
 		}
 	}
+	for _, label := range parts.Results {
+		if s := snapshotOf(in.Release, label); s != nil {
+			if err := emit("results/"+label+".json", s.JSON()); err != nil {
+				return err
+			}
+		}
+	}
 	only := map[string]bool{}
 	for _, id := range parts.Histories {
 		only[id] = true
