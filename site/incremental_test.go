@@ -121,7 +121,7 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 	selected := map[string]bool{
 		snapshotPath("baseline-v1"): true, resultsPath("baseline-v1"): true,
 		snapshotPath("candidate-v3"): true, resultsPath("candidate-v3"): true,
-		resultsPath("candidate-v2"): true,
+		resultsPath("candidate-v2"):             true,
 		drilldownPath("candidate-v2", "ER-007"): true,
 		drilldownPath("candidate-v3", "ER-001"): true, drilldownPath("candidate-v3", "ER-007"): true,
 		historyPath("ER-004"): true,
