@@ -141,7 +141,7 @@ func processCPU(tb testing.TB) time.Duration {
 // BenchmarkSaveToServedByKind measures, on 10,000 cases × 3 snapshots,
 // the time from saving a file to the reload event of the page (the new
 // site is then served), for each kind of file an author edits, and the
-// server's resident memory. A schema edit, which rebuilds everything,
+// server's resident memory. A case added, which rebuilds everything,
 // is the yardstick: on a busy machine compare ratios within one run.
 // Run it with -benchtime=10x for 10 saves of each kind.
 func BenchmarkSaveToServedByKind(b *testing.B) {
@@ -180,7 +180,17 @@ func BenchmarkSaveToServedByKind(b *testing.B) {
 		{"gate", toggle("gate.json", `"max_avg_cost_usd": 0.025`, `"max_avg_cost_usd": 0.0115`)},
 		{"cases", toggle("cases.jsonl", `"title": "`, `"title": "Edited: `)},
 		{"policy", toggle("POLICY.md", "§3.1 Finance escalation", "§3.1 Escalation to finance")},
-		{"schema-full-rebuild", toggle("case.schema.json", `{`, "{\n")},
+		// A case added changes every page's footer: the whole site.
+		{"case-added-full-rebuild", func(tb testing.TB) (string, []byte, []byte) {
+			p := filepath.Join(data, "cases.jsonl")
+			original, err := os.ReadFile(p)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			last := original[bytes.LastIndexByte(bytes.TrimRight(original, "\n"), '\n')+1:]
+			added := bytes.Replace(last, []byte(gensuite.ID(9999)), []byte(gensuite.ID(10000)), 1)
+			return p, original, append(slices.Clone(original), added...)
+		}},
 	} {
 		b.Run(kind.name, func(b *testing.B) {
 			p, original, edited := kind.files(b)
