@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"bytes"
+	"maps"
 	"path/filepath"
 	"testing"
 
@@ -25,8 +26,9 @@ func TestRejudgeIsEvaluatingAgain(t *testing.T) {
 		{"nothing", func(s *suite.Suite) *suite.Suite { return s }, nil},
 		{"thresholds", func(s *suite.Suite) *suite.Suite {
 			g := s.Gate
-			g.MinPassRate = suite.MustNumber("0.5")
-			g.MaxCriticalFailures = 2
+			g.Thresholds = maps.Clone(g.Thresholds)
+			half, two := suite.MustNumber("0.5"), suite.MustNumber("2")
+			g.Thresholds["min_pass_rate"], g.Thresholds["max_critical_failures"] = &half, &two
 			e := suite.NewSuite(s.Policy, s.Cases, g)
 			e.CasesSHA256, e.PolicySHA256, e.GateSHA256 = s.CasesSHA256, s.PolicySHA256, "edited"
 			return e
@@ -36,7 +38,7 @@ func TestRejudgeIsEvaluatingAgain(t *testing.T) {
 			for _, i := range []int{3, 6} {
 				c := *cases[i]
 				c.Severity = suite.Minor
-				c.Expected.Decision = suite.NoOp
+				c.Expected.Decision = suite.Decision("no_op")
 				cases[i] = &c
 			}
 			e := suite.NewSuite(s.Policy, cases, s.Gate)

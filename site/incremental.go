@@ -3,6 +3,7 @@ package site
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 
 	"github.com/releasegate/releasegate/evaluator"
@@ -149,4 +150,13 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 		jobs = append(jobs, r.historyJob(v, i))
 	}
 	return r.run(jobs, emit, runOptions{})
+}
+
+// SameFrame reports whether every page's frame (its navigation, footer
+// and provenance) is the same for two inputs. When it is not, every page
+// changes, and only RenderAll brings a site up to date.
+func SameFrame(a, b *Input) bool {
+	va, errA := newView(a)
+	vb, errB := newView(b)
+	return errA == nil && errB == nil && reflect.DeepEqual(va.info, vb.info)
 }

@@ -158,6 +158,10 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	}
 
 	in := &site.Input{Release: next.release, Handoff: next.handoff}
+	// Every page's footer names the suite's inputs by their hashes, so an
+	// edit of the suite files renders every page (though only what the
+	// edit changed was judged again).
+	full = full || !site.SameFrame(&site.Input{Release: b.release, Handoff: b.handoff}, in)
 	var c *collector
 	if full {
 		c = newCollector(nil, b.files)

@@ -48,8 +48,8 @@ func suiteEdit(old *evaluator.Release, edited *suite.Suite) (redo []int, ok bool
 		}
 		return m
 	}
-	// A threshold that is not one of the four a decision compares (there
-	// is none today) may reach the verdicts: then every case is judged.
+	// min_trial_pass_rate reaches the verdicts: when it changes, every
+	// case is judged again.
 	all := !sameVerdicts(before.Gate, edited.Gate)
 	for i, c := range before.Cases {
 		if all || !sameCase(c, edited.Cases[i]) || policyEdited && citesMoved(old, i, citationMoved) {
@@ -60,9 +60,10 @@ func suiteEdit(old *evaluator.Release, edited *suite.Suite) (redo []int, ok bool
 }
 
 // sameVerdicts reports whether two sets of thresholds differ at most in
-// those that only decide a snapshot from its totals.
+// those that only decide a snapshot from its totals: every one but the
+// share of trials a case must pass.
 func sameVerdicts(a, b suite.Gate) bool {
-	a.MinPassRate, a.MaxCriticalFailures, a.MaxP95LatencyMS, a.MaxAvgCostUSD = b.MinPassRate, b.MaxCriticalFailures, b.MaxP95LatencyMS, b.MaxAvgCostUSD
+	a.Thresholds, b.Thresholds = nil, nil
 	return reflect.DeepEqual(a, b)
 }
 
