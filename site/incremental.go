@@ -78,7 +78,8 @@ func (r *Renderer) RenderCases(in *Input, label string, caseIDs []string, emit E
 type Parts struct {
 	// Snapshots are the labels whose page and results JSON are rendered.
 	Snapshots []string
-	// Results are the labels whose results JSON alone is rendered.
+	// Results are the labels whose files but the page are rendered: the
+	// results JSON and the page's data.
 	Results []string
 	// Drilldowns lists, by label, the cases whose drilldown is rendered.
 	Drilldowns map[string][]string
@@ -119,7 +120,11 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 		if !ok {
 			return fmt.Errorf("site: no snapshot labelled %q", label)
 		}
-		jobs = append(jobs, fileJob(resultsPath(label), s.JSON))
+		for _, j := range r.snapshotOwnJobs(v, s) {
+			if j.path != snapshotPath(label) {
+				jobs = append(jobs, j)
+			}
+		}
 	}
 	for _, label := range slices.Sorted(maps.Keys(parts.Drilldowns)) {
 		s, ok := v.snapshot(label)

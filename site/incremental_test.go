@@ -126,6 +126,17 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 		drilldownPath("candidate-v3", "ER-001"): true, drilldownPath("candidate-v3", "ER-007"): true,
 		historyPath("ER-004"): true,
 	}
+	// Drilldowns whose next-failing link may lead to a selected one too.
+	for label, ids := range parts.Drilldowns {
+		s, _ := (&view{in: in}).snapshot(label)
+		listed := map[string]bool{}
+		for _, id := range ids {
+			listed[id] = true
+		}
+		for i := range linkingDrilldowns(s.Result.Cases, rel.Suite.Cases, listed) {
+			selected[drilldownPath(label, rel.Suite.Cases[i].ID)] = true
+		}
+	}
 	var want []string
 	for p := range all {
 		perSnapshotOrCase := strings.HasPrefix(p, "snapshots/") || strings.HasPrefix(p, "cases/") || strings.HasPrefix(p, "results/")
