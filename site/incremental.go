@@ -1,6 +1,11 @@
 package site
 
 import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
@@ -65,4 +70,98 @@ func (r *Renderer) RenderCases(in *Input, label string, caseIDs []string, emit E
 		}
 	}
 	return r.run(jobs, emit, runOptions{})
+}
+
+// Parts selects the files of a site that depend on one snapshot or one
+// case. RenderParts renders them with the files that are about no single
+// case or snapshot.
+type Parts struct {
+	// Snapshots are the labels whose page and results JSON are rendered.
+	Snapshots []string
+	// Results are the labels whose files but the page are rendered: the
+	// results JSON and the page's data.
+	Results []string
+	// Drilldowns lists, by label, the cases whose drilldown is rendered.
+	Drilldowns map[string][]string
+	// Histories are the cases whose history page is rendered.
+	Histories []string
+}
+
+// RenderParts renders the files parts selects (with, like RenderCases,
+// the drilldowns whose next-failing link may lead to a selected one) and
+// every page that is not about one case or one snapshot (the overview, policy.html,
+// handoff.html, RELEASE_REPORT.md, 404.html, .nojekyll and the assets).
+// A live server uses it after an edit of the thresholds, the cases or the
+// policy, which changes the pages of a few cases and the pages that show
+// totals and decisions; it must render the same bytes as RenderAll for
+// every file it emits.
+func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
+	v, err := newView(in)
+	if err != nil {
+		return err
+	}
+	caseAt := func(id string) (int, error) {
+		i, ok := in.Release.Suite.CaseIndex(id)
+		if !ok {
+			return 0, fmt.Errorf("site: no case %q", id)
+		}
+		return i, nil
+	}
+	jobs := r.sharedOwnJobs(v)
+	for _, label := range parts.Snapshots {
+		s, ok := v.snapshot(label)
+		if !ok {
+			return fmt.Errorf("site: no snapshot labelled %q", label)
+		}
+		jobs = append(jobs, r.snapshotOwnJobs(v, s)...)
+	}
+	for _, label := range parts.Results {
+		s, ok := v.snapshot(label)
+		if !ok {
+			return fmt.Errorf("site: no snapshot labelled %q", label)
+		}
+		for _, j := range r.snapshotOwnJobs(v, s) {
+			if j.path != snapshotPath(label) {
+				jobs = append(jobs, j)
+			}
+		}
+	}
+	for _, label := range slices.Sorted(maps.Keys(parts.Drilldowns)) {
+		s, ok := v.snapshot(label)
+		if !ok {
+			return fmt.Errorf("site: no snapshot labelled %q", label)
+		}
+		listed := map[string]bool{}
+		for _, id := range parts.Drilldowns[label] {
+			if _, err := caseAt(id); err != nil {
+				return err
+			}
+			listed[id] = true
+		}
+		// As in RenderCases, the drilldowns whose next-failing link may
+		// lead to a listed case are rendered too.
+		linking := linkingDrilldowns(s.Result.Cases, in.Release.Suite.Cases, listed)
+		for i, c := range in.Release.Suite.Cases {
+			if listed[c.ID] || linking[i] {
+				jobs = append(jobs, r.drilldownJob(v, s, i))
+			}
+		}
+	}
+	for _, id := range parts.Histories {
+		i, err := caseAt(id)
+		if err != nil {
+			return err
+		}
+		jobs = append(jobs, r.historyJob(v, i))
+	}
+	return r.run(jobs, emit, runOptions{})
+}
+
+// SameFrame reports whether every page's frame (its navigation, footer
+// and provenance) is the same for two inputs. When it is not, every page
+// changes, and only RenderAll brings a site up to date.
+func SameFrame(a, b *Input) bool {
+	va, errA := newView(a)
+	vb, errB := newView(b)
+	return errA == nil && errB == nil && reflect.DeepEqual(va.info, vb.info)
 }

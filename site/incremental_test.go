@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -95,5 +96,71 @@ func TestRenderCasesIsRenderAllWithoutOtherCasesPages(t *testing.T) {
 	}
 	if err := r.RenderCases(in, "no-such-snapshot", nil, func(string, []byte) error { return nil }); err == nil {
 		t.Error("unknown label accepted")
+	}
+}
+
+func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
+	rel, err := evaluator.EvaluateDir(sampleData, evaluator.Options{KeepOutputs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &Input{Release: rel, Handoff: []byte("# Handoff\n")}
+	all := collect(t, func(e Emit) error { return r.RenderAll(in, e) })
+	parts := Parts{
+		Snapshots:  []string{"baseline-v1", "candidate-v3"},
+		Results:    []string{"candidate-v2"},
+		Drilldowns: map[string][]string{"candidate-v2": {"ER-007"}, "candidate-v3": {"ER-001", "ER-007"}},
+		Histories:  []string{"ER-004"},
+	}
+	got := collect(t, func(e Emit) error { return r.RenderParts(in, parts, e) })
+
+	selected := map[string]bool{
+		snapshotPath("baseline-v1"): true, resultsPath("baseline-v1"): true,
+		snapshotPath("candidate-v3"): true, resultsPath("candidate-v3"): true,
+		resultsPath("candidate-v2"):             true,
+		drilldownPath("candidate-v2", "ER-007"): true,
+		drilldownPath("candidate-v3", "ER-001"): true, drilldownPath("candidate-v3", "ER-007"): true,
+		historyPath("ER-004"): true,
+	}
+	// Drilldowns whose next-failing link may lead to a selected one too.
+	for label, ids := range parts.Drilldowns {
+		s, _ := (&view{in: in}).snapshot(label)
+		listed := map[string]bool{}
+		for _, id := range ids {
+			listed[id] = true
+		}
+		for i := range linkingDrilldowns(s.Result.Cases, rel.Suite.Cases, listed) {
+			selected[drilldownPath(label, rel.Suite.Cases[i].ID)] = true
+		}
+	}
+	var want []string
+	for p := range all {
+		perSnapshotOrCase := strings.HasPrefix(p, "snapshots/") || strings.HasPrefix(p, "cases/") || strings.HasPrefix(p, "results/")
+		if !perSnapshotOrCase || selected[p] {
+			want = append(want, p)
+		}
+	}
+	slices.Sort(want)
+	if names := slices.Sorted(maps.Keys(got)); !slices.Equal(names, want) {
+		t.Errorf("RenderParts files:\n%q\nwant\n%q", names, want)
+	}
+	for p, b := range got {
+		if !bytes.Equal(b, all[p]) {
+			t.Errorf("%s differs from RenderAll", p)
+		}
+	}
+	for _, bad := range []Parts{
+		{Snapshots: []string{"no-such-snapshot"}},
+		{Results: []string{"no-such-snapshot"}},
+		{Drilldowns: map[string][]string{"candidate-v3": {"NO-SUCH-CASE"}}},
+		{Histories: []string{"NO-SUCH-CASE"}},
+	} {
+		if err := r.RenderParts(in, bad, func(string, []byte) error { return nil }); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
 	}
 }

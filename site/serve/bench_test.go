@@ -3,8 +3,11 @@ package serve
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -133,4 +136,154 @@ func processCPU(tb testing.TB) time.Duration {
 		tb.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkSaveToServedByKind measures, on 10,000 cases × 3 snapshots,
+// the time from saving a file to the reload event of the page (the new
+// site is then served), for each kind of file an author edits, and the
+// server's resident memory. A case added, which rebuilds everything,
+// is the yardstick: on a busy machine compare ratios within one run.
+// Run it with -benchtime=10x for 10 saves of each kind.
+func BenchmarkSaveToServedByKind(b *testing.B) {
+	data := generateSuite(b, 10000)
+	started := time.Now()
+	ts := startServer(b, serverOptions{data: data, readyWithin: 20 * time.Minute})
+	b.Logf("first build: %s, RSS %d MiB", time.Since(started).Round(time.Millisecond), rssMiB(b, "VmRSS"))
+	page := ts.listen()
+	page.timeout = 5 * time.Minute
+	gen := page.hello
+	// Each kind toggles between two versions of one file that render
+	// differently. Generated JSON Lines have no space after a colon.
+	toggle := func(name string, from, to string) func(testing.TB) (string, []byte, []byte) {
+		return func(tb testing.TB) (string, []byte, []byte) {
+			p := filepath.Join(data, name)
+			original, err := os.ReadFile(p)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			edited := bytes.Replace(original, []byte(from), []byte(to), 1)
+			if bytes.Equal(edited, original) {
+				compact := func(s string) []byte { return []byte(strings.ReplaceAll(s, `": `, `":`)) }
+				edited = bytes.Replace(original, compact(from), compact(to), 1)
+			}
+			if bytes.Equal(edited, original) {
+				tb.Fatalf("%s: the edit changes nothing", name)
+			}
+			return p, original, edited
+		}
+	}
+	for _, kind := range []struct {
+		name  string
+		files func(testing.TB) (string, []byte, []byte)
+	}{
+		{"outputs", toggle("outputs/candidate-v3.jsonl", `"cost_usd": 0.009`, `"cost_usd": 0.008`)},
+		{"gate", toggle("gate.json", `"max_avg_cost_usd": 0.025`, `"max_avg_cost_usd": 0.0115`)},
+		{"cases", toggle("cases.jsonl", `"title": "`, `"title": "Edited: `)},
+		{"policy", toggle("POLICY.md", "§3.1 Finance escalation", "§3.1 Escalation to finance")},
+		// A case added changes every page's footer: the whole site.
+		{"case-added-full-rebuild", func(tb testing.TB) (string, []byte, []byte) {
+			p := filepath.Join(data, "cases.jsonl")
+			original, err := os.ReadFile(p)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			last := original[bytes.LastIndexByte(bytes.TrimRight(original, "\n"), '\n')+1:]
+			added := bytes.Replace(last, []byte(gensuite.ID(9999)), []byte(gensuite.ID(10000)), 1)
+			return p, original, append(slices.Clone(original), added...)
+		}},
+	} {
+		b.Run(kind.name, func(b *testing.B) {
+			p, original, edited := kind.files(b)
+			var took []time.Duration
+			for i := 0; b.Loop(); i++ {
+				content := edited
+				if i%2 == 1 {
+					content = original
+				}
+				saved := time.Now()
+				writeFile(b, p, content)
+				ev := page.reload(gen)
+				gen = ev.gen
+				took = append(took, ev.at.Sub(saved))
+			}
+			if b.N%2 == 1 {
+				// Leave the file as it was for the next kind.
+				writeFile(b, p, original)
+				gen = page.reload(gen).gen
+			}
+			slices.Sort(took)
+			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+			b.ReportMetric(ms(took[len(took)/2]), "p50-ms")
+			b.ReportMetric(ms(took[(len(took)*95+99)/100-1]), "p95-ms")
+			b.ReportMetric(float64(rssMiB(b, "VmRSS")), "rss-MiB")
+			b.ReportMetric(float64(rssMiB(b, "VmHWM")), "peak-rss-MiB")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// rssMiB reads one of this process's memory figures from /proc, in MiB.
+func rssMiB(tb testing.TB, field string) int {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		tb.Skip("no /proc/self/status:", err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return kb >> 10
+		}
+	}
+	tb.Fatalf("no %s in /proc/self/status", field)
+	return 0
+}
+
+// BenchmarkRebuildByKind measures the rebuild behind each kind of save on
+// 10,000 cases × 3 snapshots, without the debounce and the HTTP side.
+func BenchmarkRebuildByKind(b *testing.B) {
+	data := generateSuite(b, 10000)
+	bld := &builder{data: data, web: releasegate.Web(), newRenderer: siteRenderer}
+	if _, err := bld.build(changeSet{}); err != nil {
+		b.Fatal(err)
+	}
+	for _, kind := range []struct {
+		name, file, from, to string
+		ch                   change
+	}{
+		{"outputs", "outputs/candidate-v3.jsonl", `"cost_usd":0.009`, `"cost_usd":0.008`, snapshotChange("candidate-v3")},
+		{"gate", "gate.json", `"max_avg_cost_usd": 0.025`, `"max_avg_cost_usd": 0.0115`, change{Kind: suiteChanged, Name: "gate.json"}},
+		{"cases", "cases.jsonl", `"title":"`, `"title":"Edited: `, change{Kind: suiteChanged, Name: "cases.jsonl"}},
+		{"policy", "POLICY.md", "§3.1 Finance escalation", "§3.1 Escalation to finance", change{Kind: suiteChanged, Name: "POLICY.md"}},
+	} {
+		b.Run(kind.name, func(b *testing.B) {
+			p := filepath.Join(data, kind.file)
+			original, err := os.ReadFile(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			edited := bytes.Replace(original, []byte(kind.from), []byte(kind.to), 1)
+			if bytes.Equal(edited, original) {
+				b.Fatal("the edit changes nothing")
+			}
+			cpuBefore := processCPU(b)
+			for i := 0; b.Loop(); i++ {
+				content := edited
+				if i%2 == 1 {
+					content = original
+				}
+				writeFile(b, p, content)
+				if _, err := bld.build(batchOf(kind.ch)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			writeFile(b, p, original)
+			if _, err := bld.build(batchOf(kind.ch)); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(processCPU(b)-cpuBefore)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+		})
+	}
 }

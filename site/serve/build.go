@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ type renderer interface {
 	RenderAll(in *site.Input, emit site.Emit) error
 	RenderCases(in *site.Input, label string, caseIDs []string, emit site.Emit) error
 	RenderShared(in *site.Input, emit site.Emit) error
+	RenderParts(in *site.Input, parts site.Parts, emit site.Emit) error
 }
 
 // newRendererFunc makes a renderer from templates/ and assets/.
@@ -88,6 +90,11 @@ func (b *builder) build(ch changeSet) (*outcome, error) {
 	}
 	b.carry = changeSet{}
 	*b = next
+	// The replaced site and the rebuild's scratch are garbage now: on a
+	// large suite hundreds of MiB, which the runtime would keep until the
+	// heap doubled. Returning them at once keeps the server near the size
+	// of one site; it runs while the new site is being served.
+	go debug.FreeOSMemory()
 	return out, nil
 }
 
@@ -103,7 +110,10 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 		}
 		next.renderer = r
 	}
-	var reevaluated []string
+	var (
+		reevaluated []string
+		redo        []int // cases whose definition or citations changed
+	)
 	switch {
 	case ch.All || ch.Suite:
 		in, err := site.Load(b.data)
@@ -111,8 +121,23 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 			return nil, next, err
 		}
 		next.release = in.Release
-	case len(ch.Labels) > 0:
-		rel, labels, sameSet, err := reevaluate(b.data, b.release, ch.Labels)
+	case len(ch.Edited) > 0 || len(ch.Labels) > 0:
+		s, again, keep := b.release.Suite, func(label string) bool { return ch.Labels[label] }, keepSnapshot
+		if len(ch.Edited) > 0 {
+			edited, err := load.Suite(b.data, load.Options{KeepInputs: true})
+			if err != nil {
+				return nil, next, err
+			}
+			var ok bool
+			if redo, ok = suiteEdit(b.release, edited); !ok {
+				// Cases came, went or moved, or the policy's version
+				// changed: every page shows those.
+				again, full = func(string) bool { return true }, true
+			}
+			s = edited
+			keep = func(old *evaluator.Snapshot) *evaluator.Snapshot { return evaluator.Rejudge(edited, old, redo) }
+		}
+		rel, labels, sameSet, err := reevaluate(b.data, b.release, s, again, keep)
 		if err != nil {
 			return nil, next, err
 		}
@@ -133,6 +158,10 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	}
 
 	in := &site.Input{Release: next.release, Handoff: next.handoff}
+	// Every page's footer names the suite's inputs by their hashes, so an
+	// edit of the suite files renders every page (though only what the
+	// edit changed was judged again).
+	full = full || !site.SameFrame(&site.Input{Release: b.release, Handoff: b.handoff}, in)
 	var c *collector
 	if full {
 		c = newCollector(nil, b.files)
@@ -142,6 +171,12 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	} else {
 		c = newCollector(b.files, b.files)
 		var jobs []func() error
+		if len(ch.Edited) > 0 {
+			parts := editedParts(b.release, next.release, reevaluated, redo)
+			jobs = append(jobs, func() error { return next.renderer.RenderParts(in, parts, c.emit) })
+			reevaluated = nil // parts holds their pages too
+
+		}
 		for _, label := range reevaluated {
 			// Only the cases whose output or verdict changed get their
 			// drilldown and history pages rendered again: on a large
@@ -149,7 +184,7 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 			cases := changedCases(b.release.Suite, snapshotOf(b.release, label), snapshotOf(next.release, label))
 			jobs = append(jobs, func() error { return next.renderer.RenderCases(in, label, cases, c.emit) })
 		}
-		if len(reevaluated) == 0 && ch.Handoff {
+		if len(jobs) == 0 && ch.Handoff {
 			jobs = append(jobs, func() error { return next.renderer.RenderShared(in, c.emit) })
 		}
 		if err := runAll(jobs); err != nil {
@@ -164,11 +199,11 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	}, next, nil
 }
 
-// reevaluate evaluates the snapshots in labels again against the cached
-// suite and reuses every other snapshot as it is. It lists the outputs
-// folder again, since a changed label may have been added or removed;
-// sameSet reports whether the set of snapshots stayed the same.
-func reevaluate(data string, old *evaluator.Release, labels map[string]bool) (rel *evaluator.Release, redone []string, sameSet bool, err error) {
+// reevaluate evaluates the snapshots for which again holds against s and
+// passes every other one through keep. It lists the outputs folder
+// again, since a changed label may have been added or removed; sameSet
+// reports whether the set of snapshots stayed the same.
+func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(label string) bool, keep func(*evaluator.Snapshot) *evaluator.Snapshot) (rel *evaluator.Release, redone []string, sameSet bool, err error) {
 	files, err := load.Snapshots(data)
 	if err != nil {
 		return nil, nil, false, err
@@ -177,20 +212,20 @@ func reevaluate(data string, old *evaluator.Release, labels map[string]bool) (re
 	for _, s := range old.Snapshots {
 		cached[s.Label()] = s
 	}
-	rel = &evaluator.Release{Suite: old.Suite, Snapshots: make([]*evaluator.Snapshot, len(files))}
+	rel = &evaluator.Release{Suite: s, Snapshots: make([]*evaluator.Snapshot, len(files))}
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
 	sameSet = len(files) == len(old.Snapshots)
 	for i, f := range files {
-		s, ok := cached[f.Label]
+		c, ok := cached[f.Label]
 		sameSet = sameSet && ok
-		if ok && !labels[f.Label] {
-			rel.Snapshots[i] = s
+		if ok && !again(f.Label) {
+			wg.Go(func() { rel.Snapshots[i] = keep(c) })
 			continue
 		}
 		redone = append(redone, f.Label)
 		wg.Go(func() {
-			rel.Snapshots[i], errs[i] = evaluator.EvaluateFile(old.Suite, f.Label, f.Path, evaluator.Options{KeepOutputs: true, KeepInputs: true})
+			rel.Snapshots[i], errs[i] = evaluator.EvaluateFile(s, f.Label, f.Path, evaluator.Options{KeepOutputs: true, KeepInputs: true})
 		})
 	}
 	wg.Wait()
@@ -202,6 +237,9 @@ func reevaluate(data string, old *evaluator.Release, labels map[string]bool) (re
 	}
 	return rel, redone, sameSet, nil
 }
+
+// keepSnapshot reuses a snapshot as it is.
+func keepSnapshot(s *evaluator.Snapshot) *evaluator.Snapshot { return s }
 
 // snapshotOf finds a snapshot of rel by label; nil when there is none.
 func snapshotOf(rel *evaluator.Release, label string) *evaluator.Snapshot {
@@ -218,14 +256,23 @@ func snapshotOf(rel *evaluator.Release, label string) *evaluator.Snapshot {
 // Every case counts as changed when either evaluation is missing.
 func changedCases(s *suite.Suite, before, after *evaluator.Snapshot) []string {
 	var ids []string
-	for i, c := range s.Cases {
+	for _, i := range changedPositions(before, after) {
+		ids = append(ids, s.Cases[i].ID)
+	}
+	return ids
+}
+
+// changedPositions is changedCases by case position.
+func changedPositions(before, after *evaluator.Snapshot) []int {
+	var at []int
+	for i := range after.Result.Cases {
 		if before == nil || after == nil ||
 			!reflect.DeepEqual(before.Outputs[i], after.Outputs[i]) ||
 			!reflect.DeepEqual(before.Result.Cases[i], after.Result.Cases[i]) {
-			ids = append(ids, c.ID)
+			at = append(at, i)
 		}
 	}
-	return ids
+	return at
 }
 
 // runAll runs jobs concurrently and returns the first error in job order.

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -179,18 +180,127 @@ func TestHandoffRendersSharedPagesOnly(t *testing.T) {
 	}
 }
 
-func TestSuiteChangeRedoesEverything(t *testing.T) {
+func TestSchemaChangeRedoesEverything(t *testing.T) {
 	nr, calls := fakeRenderers()
 	b, _ := newTestBuilder(t, nr)
 	rel := b.release
-	if _, err := b.build(batchOf(change{Kind: suiteChanged, Name: "gate.json"})); err != nil {
+	if _, err := b.build(batchOf(change{Kind: suiteChanged, Name: "case.schema.json"})); err != nil {
 		t.Fatal(err)
 	}
 	if b.release == rel || b.release.Suite == rel.Suite {
-		t.Error("suite change did not evaluate again")
+		t.Error("schema change did not evaluate again")
 	}
 	if all, _, _ := calls.snapshot(); all != 2 {
 		t.Errorf("RenderAll called %d times, want 2", all)
+	}
+}
+
+// TestSuiteEditsRenderWhatTheyChange checks which cases each kind of
+// suite edit judges again and which pages it changes besides every
+// page's footer; TestIncrementalSiteEqualsAFullBuild and
+// TestRandomEditsEqualAFullBuild check that they are the right ones.
+func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
+	labels := []string{"baseline-v1", "candidate-v2", "candidate-v3"}
+	each := func(ids ...string) map[string][]string {
+		m := map[string][]string{}
+		for _, l := range labels {
+			m[l] = ids
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name  string
+		file  string
+		edit  func(src []byte) []byte
+		parts site.Parts
+	}{
+		{"thresholds", "gate.json", func([]byte) []byte {
+			return []byte(`{"min_pass_rate": 0.5, "max_critical_failures": 3, "max_p95_latency_ms": 9000, "max_avg_cost_usd": 0.05}`)
+		}, site.Parts{Snapshots: labels, Drilldowns: each()}},
+		{"one case's title", "cases.jsonl", func(src []byte) []byte {
+			return bytes.Replace(src, []byte(`"case_id": "ER-006", "title": "`), []byte(`"case_id": "ER-006", "title": "Edited: `), 1)
+		}, site.Parts{Snapshots: labels, Drilldowns: each("ER-006"), Histories: []string{"ER-006"}}},
+		{"a rule's title", "POLICY.md", func(src []byte) []byte {
+			return bytes.Replace(src, []byte("§3.1 Finance escalation"), []byte("§3.1 Escalation to finance"), 1)
+		}, site.Parts{Results: labels, Drilldowns: each()}},
+		{"a rule only an output cites renumbered", "POLICY.md", func(src []byte) []byte {
+			return bytes.Replace(src, []byte("§4.1 What counts"), []byte("§4.5 What counts"), 1)
+		}, site.Parts{Snapshots: labels, Drilldowns: each("ER-003"), Histories: []string{"ER-003"}}},
+		{"policy prose", "POLICY.md", func(src []byte) []byte {
+			return append(src, "\nOne more sentence.\n"...)
+		}, site.Parts{Results: labels, Drilldowns: each()}},
+		{"a rule added", "POLICY.md", func(src []byte) []byte {
+			return append(src, "\n### ER-2026.10 §10.1 A new rule\n\nText.\n"...)
+		}, site.Parts{Results: labels, Drilldowns: each()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nr, calls := fakeRenderers()
+			b, data := newTestBuilder(t, nr)
+			rel := b.release
+			p := filepath.Join(data, tc.file)
+			src, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, p, tc.edit(src))
+			if _, err := b.build(batchOf(change{Kind: suiteChanged, Name: tc.file})); err != nil {
+				t.Fatal(err)
+			}
+			if b.release.Suite == rel.Suite {
+				t.Error("the suite was not read again")
+			}
+			// The footer of every page names the suite's inputs by their
+			// hashes: the whole site is rendered, from verdicts of which
+			// only those of the cases below were judged again.
+			if all, _, _ := calls.snapshot(); all != 2 {
+				t.Errorf("RenderAll called %d times, want 2", all)
+			}
+			redo, ok := suiteEdit(rel, b.release.Suite)
+			if !ok {
+				t.Fatal("the edit was taken for one that reaches every case")
+			}
+			got := editedParts(rel, b.release, nil, redo)
+			for _, l := range labels {
+				if got.Drilldowns[l] == nil {
+					got.Drilldowns[l] = []string{}
+				}
+				if tc.parts.Drilldowns[l] == nil {
+					tc.parts.Drilldowns[l] = []string{}
+				}
+			}
+			if !reflect.DeepEqual(got, tc.parts) {
+				t.Errorf("parts rendered:\n%+v\nwant\n%+v", got, tc.parts)
+			}
+		})
+	}
+}
+
+func TestCaseEditsAcrossCasesRenderEverything(t *testing.T) {
+	nr, calls := fakeRenderers()
+	b, data := newTestBuilder(t, nr)
+	p := filepath.Join(data, "cases.jsonl")
+	src, _ := os.ReadFile(p)
+	// The last case only: its id is gone, so the suite has one case less.
+	writeFile(t, p, firstLines(src, 11))
+	if _, err := b.build(batchOf(change{Kind: suiteChanged, Name: "cases.jsonl"})); err == nil {
+		// Snapshots answer ER-012, which is no longer a case.
+		t.Fatal("outputs of a removed case accepted")
+	}
+	writeFile(t, p, src)
+	if _, err := b.build(batchOf(change{Kind: suiteChanged, Name: "cases.jsonl"})); err != nil {
+		t.Fatal(err)
+	}
+	if all, _, _ := calls.snapshot(); all != 1 {
+		t.Errorf("RenderAll called %d times after an edit that changes nothing, want 1", all)
+	}
+	// A case added: every page's footer counts the cases.
+	last := src[bytes.LastIndex(bytes.TrimRight(src, "\n"), []byte("\n"))+1:]
+	writeFile(t, p, append(slices.Clone(src), bytes.Replace(last, []byte(`"ER-012"`), []byte(`"ER-013"`), 1)...))
+	if _, err := b.build(batchOf(change{Kind: suiteChanged, Name: "cases.jsonl"})); err != nil {
+		t.Fatal(err)
+	}
+	if all, _, _ := calls.snapshot(); all != 2 {
+		t.Errorf("RenderAll called %d times after a case was added, want 2", all)
 	}
 }
 

@@ -21,8 +21,10 @@ const (
 	// webChanged: a template or asset; every page is rendered again, nothing is
 	// evaluated again.
 	webChanged
-	// suiteChanged: the cases, policy, thresholds or schema; everything is
-	// evaluated and rendered again.
+	// suiteChanged: the cases, policy, thresholds or schema. An edit of
+	// the thresholds, cases or policy judges and renders again only what
+	// it can change (see builder.edit); one of the schema, which may
+	// change how every file is read, is evaluated and rendered in full.
 	suiteChanged
 	// everythingChanged: the watcher lost track (an event overflow, a folder
 	// appeared or vanished); start from scratch.
@@ -40,11 +42,14 @@ type change struct {
 // The zero value is empty.
 type changeSet struct {
 	All     bool
-	Suite   bool
+	Suite   bool // evaluate and render everything again
 	Web     bool
 	Handoff bool
 	Labels  map[string]bool // snapshots whose outputs file changed
-	Names   []string        // what changed, deduplicated, in arrival order
+	// Edited are the suite files that changed, when each is one of
+	// editableFiles: a narrower rebuild takes them into account.
+	Edited map[string]bool
+	Names  []string // what changed, deduplicated, in arrival order
 }
 
 // Add records one change.
@@ -53,7 +58,14 @@ func (c *changeSet) Add(ch change) {
 	case everythingChanged:
 		c.All = true
 	case suiteChanged:
-		c.Suite = true
+		if !slices.Contains(editableFiles, ch.Name) {
+			c.Suite = true
+			break
+		}
+		if c.Edited == nil {
+			c.Edited = map[string]bool{}
+		}
+		c.Edited[ch.Name] = true
 	case webChanged:
 		c.Web = true
 	case handoffChanged:
@@ -78,6 +90,12 @@ func (c *changeSet) Merge(o changeSet) {
 	for l := range o.Labels {
 		c.Add(change{Kind: snapshotChanged, Label: l})
 	}
+	for f := range o.Edited {
+		if c.Edited == nil {
+			c.Edited = map[string]bool{}
+		}
+		c.Edited[f] = true
+	}
 	for _, n := range o.Names {
 		if !slices.Contains(c.Names, n) {
 			c.Names = append(c.Names, n)
@@ -87,7 +105,7 @@ func (c *changeSet) Merge(o changeSet) {
 
 // Empty reports whether nothing was recorded.
 func (c *changeSet) Empty() bool {
-	return !c.All && !c.Suite && !c.Web && !c.Handoff && len(c.Labels) == 0
+	return !c.All && !c.Suite && !c.Web && !c.Handoff && len(c.Labels) == 0 && len(c.Edited) == 0
 }
 
 // watchRoots are the folders a server reads: the data folder and, when
@@ -100,6 +118,10 @@ type watchRoots struct {
 
 // suiteFiles are the data files every snapshot is judged against.
 var suiteFiles = []string{load.CasesFile, load.PolicyFile, load.GateFile, load.SchemaFile}
+
+// editableFiles are the suite files whose edits are taken into account
+// case by case instead of by a full rebuild.
+var editableFiles = []string{load.CasesFile, load.PolicyFile, load.GateFile}
 
 // classify says what a change to the file or folder at the absolute path
 // p means for the site; ok is false when it does not matter.

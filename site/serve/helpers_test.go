@@ -61,8 +61,9 @@ type renderCalls struct {
 	mu        sync.Mutex
 	all       int
 	shared    int
-	snapshots []string   // labels given to RenderCases
-	cases     [][]string // and their cases
+	snapshots []string     // labels given to RenderCases
+	cases     [][]string   // and their cases
+	parts     []site.Parts // given to RenderParts
 }
 
 func (c *renderCalls) snapshot() (all, shared int, snaps []string) {
@@ -125,6 +126,33 @@ func (f *fakeRenderer) RenderShared(in *site.Input, emit site.Emit) error {
 	f.calls.shared++
 	f.calls.mu.Unlock()
 	return f.shared(in, nil, emit)
+}
+
+func (f *fakeRenderer) RenderParts(in *site.Input, parts site.Parts, emit site.Emit) error {
+	f.calls.mu.Lock()
+	f.calls.parts = append(f.calls.parts, parts)
+	f.calls.mu.Unlock()
+	for _, label := range parts.Snapshots {
+		only := map[string]bool{}
+		for _, id := range parts.Drilldowns[label] {
+			only[id] = true
+		}
+		if err := f.snapshot(in, label, only, emit); err != nil {
+			return err
+		}
+	}
+	for _, label := range parts.Results {
+		if s := snapshotOf(in.Release, label); s != nil {
+			if err := emit("results/"+label+".json", s.JSON()); err != nil {
+				return err
+			}
+		}
+	}
+	only := map[string]bool{}
+	for _, id := range parts.Histories {
+		only[id] = true
+	}
+	return f.shared(in, only, emit)
 }
 
 // snapshot renders a snapshot's page, results and a page per case (all of

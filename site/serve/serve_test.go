@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"io"
 	"net"
@@ -54,6 +55,8 @@ type serverOptions struct {
 	renderer newRendererFunc
 	web      bool   // read templates from a temporary --web copy
 	data     string // a data folder to use instead of a sample copy
+	// readyWithin bounds the first build; 0 means 60 s.
+	readyWithin time.Duration
 }
 
 // startServer runs a watching server on a random loopback port until the
@@ -83,9 +86,9 @@ func startServer(t testing.TB, opts serverOptions) *testServer {
 	case err := <-done:
 		cancel()
 		t.Fatalf("server stopped at once: %v", err)
-	case <-time.After(60 * time.Second):
+	case <-time.After(cmp.Or(opts.readyWithin, 60*time.Second)):
 		cancel()
-		t.Fatal("server not ready within 60s")
+		t.Fatalf("server not ready within %s", cmp.Or(opts.readyWithin, 60*time.Second))
 	}
 	transport := &http.Transport{MaxIdleConnsPerHost: 16}
 	ts.client = &http.Client{Transport: transport, Timeout: 10 * time.Second}

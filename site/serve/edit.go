@@ -1,0 +1,154 @@
+package serve
+
+import (
+	"reflect"
+	"slices"
+
+	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/judge"
+	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/site"
+)
+
+// suiteEdit compares the suite of the last good build with the suite as
+// it was edited (its thresholds, cases or policy) and lists, in suite
+// order, the positions of the cases that must be judged again and whose
+// pages must be rendered again: those whose definition changed, and those
+// whose citations, expected or given in any snapshot, the policy now
+// judges or shows differently. A verdict depends on nothing else, so
+// every other case keeps its verdict and its pages; the thresholds only
+// change the decisions.
+//
+// ok is false when the edit reaches every page: a case came, went or
+// moved (the suite order and the case count are on every page), or the
+// policy appeared, vanished or changed its version (every page's footer
+// names it).
+func suiteEdit(old *evaluator.Release, edited *suite.Suite) (redo []int, ok bool) {
+	before := old.Suite
+	if len(before.Cases) != len(edited.Cases) {
+		return nil, false
+	}
+	for i, c := range before.Cases {
+		if c.ID != edited.Cases[i].ID {
+			return nil, false
+		}
+	}
+	if (before.Policy == nil) != (edited.Policy == nil) ||
+		before.Policy != nil && before.Policy.Version != edited.Policy.Version {
+		return nil, false
+	}
+	policyEdited := before.Policy != nil && before.PolicySHA256 != edited.PolicySHA256
+	// Memoised: a large suite cites the same few identifiers over and over.
+	moved := map[string]bool{}
+	citationMoved := func(id string) bool {
+		m, seen := moved[id]
+		if !seen {
+			m = !sameCheck(judge.CheckCitation(id, before.Policy), judge.CheckCitation(id, edited.Policy))
+			moved[id] = m
+		}
+		return m
+	}
+	// min_trial_pass_rate reaches the verdicts: when it changes, every
+	// case is judged again.
+	all := !sameVerdicts(before.Gate, edited.Gate)
+	for i, c := range before.Cases {
+		if all || !sameCase(c, edited.Cases[i]) || policyEdited && citesMoved(old, i, citationMoved) {
+			redo = append(redo, i)
+		}
+	}
+	return redo, true
+}
+
+// sameVerdicts reports whether two sets of thresholds differ at most in
+// those that only decide a snapshot from its totals: every one but the
+// share of trials a case must pass.
+func sameVerdicts(a, b suite.Gate) bool {
+	a.Thresholds, b.Thresholds = nil, nil
+	return reflect.DeepEqual(a, b)
+}
+
+// sameCase reports whether two readings of a case are the same but for
+// the line they were read from, which no page shows.
+func sameCase(a, b *suite.Case) bool {
+	x, y := *a, *b
+	x.Line, y.Line = 0, 0
+	return reflect.DeepEqual(x, y)
+}
+
+// sameCheck reports whether two checks of one citation judge and show it
+// alike. Only policy.html shows a rule's title or line; the other pages
+// show its identifier, state and anchor (which follows the identifier).
+func sameCheck(a, b judge.CitationCheck) bool {
+	return a.ID == b.ID && a.State == b.State && a.Rule.ID == b.Rule.ID
+}
+
+// citesMoved reports whether the case at position i expects, or any
+// snapshot's output for it gives, a citation for which moved holds.
+func citesMoved(rel *evaluator.Release, i int, moved func(string) bool) bool {
+	for _, id := range rel.Suite.Cases[i].Expected.Citations {
+		if moved(id) {
+			return true
+		}
+	}
+	for _, s := range rel.Snapshots {
+		if o := s.Outputs[i]; o != nil {
+			for _, id := range o.Citations {
+				if moved(id) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// editedParts lists the files to render after an edit of the suite that
+// suiteEdit found to reach only the cases at redo: every snapshot's
+// results file (it holds the hashes of the inputs), its page when a
+// threshold or a case in it changed, the drilldowns and history pages of
+// those cases, and in the snapshots evaluated again from their outputs
+// file (reevaluated), the pages of the cases whose output or verdict
+// changed as well. An edit of the policy's prose or of a rule's title
+// alone thus renders no snapshot page, which on a large suite is the
+// biggest page there is.
+func editedParts(before, after *evaluator.Release, reevaluated []string, redo []int) site.Parts {
+	cases := after.Suite.Cases
+	parts := site.Parts{Drilldowns: make(map[string][]string, len(after.Snapshots))}
+	inHistory := make([]bool, len(cases))
+	for _, i := range redo {
+		inHistory[i] = true
+	}
+	gateEdited := !reflect.DeepEqual(before.Suite.Gate, after.Suite.Gate)
+	for _, s := range after.Snapshots {
+		label := s.Label()
+		if gateEdited || len(redo) > 0 || slices.Contains(reevaluated, label) {
+			parts.Snapshots = append(parts.Snapshots, label)
+		} else {
+			parts.Results = append(parts.Results, label)
+		}
+		listed := make([]bool, len(cases))
+		for _, i := range redo {
+			listed[i] = true
+		}
+		for _, r := range reevaluated {
+			if r == label {
+				for _, i := range changedPositions(snapshotOf(before, label), s) {
+					listed[i], inHistory[i] = true, true
+				}
+			}
+		}
+		var ids []string
+		for i, l := range listed {
+			if l {
+				ids = append(ids, cases[i].ID)
+			}
+		}
+		parts.Drilldowns[label] = ids
+	}
+	for i, h := range inHistory {
+		if h {
+			parts.Histories = append(parts.Histories, cases[i].ID)
+		}
+	}
+	return parts
+}
