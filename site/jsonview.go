@@ -3,7 +3,6 @@ package site
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"html"
 	"html/template"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator/judge"
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // JSONLine is one line of a pretty-printed JSON value. Lines where a
@@ -71,7 +71,7 @@ const maxIndentDepth = 32
 func writeJSON(lines *[]JSONLine, depth int, key, path string, v any, comma string) {
 	indent := strings.Repeat("  ", depth)
 	if depth >= maxIndentDepth {
-		*lines = append(*lines, JSONLine{Text: indent + key + compactJSON(v) + comma, Path: path})
+		*lines = append(*lines, JSONLine{Text: indent + key + suite.CompactJSON(v) + comma, Path: path})
 		return
 	}
 	switch x := v.(type) {
@@ -122,19 +122,7 @@ func scalarJSON(v any) string {
 	case nil:
 		return "null"
 	}
-	return compactJSON(v)
-}
-
-// compactJSON writes v on one line without HTML escapes; the page escapes
-// for HTML.
-func compactJSON(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprint(v)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return suite.CompactJSON(v)
 }
 
 // quote writes s as a JSON string without HTML escapes; the page
@@ -142,7 +130,7 @@ func compactJSON(v any) string {
 func quote(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			return compactJSON(s)
+			return suite.CompactJSON(s)
 		}
 	}
 	return `"` + s + `"` // plain ASCII needs no escape

@@ -284,11 +284,11 @@ func (m *Matcher) Describe() string {
 	case Optional:
 		return "optional " + describeNested(m.Value)
 	case Text:
-		return "text like " + compactJSON(m.Text)
+		return "text like " + CompactJSON(m.Text)
 	case ExactObject:
 		return "exactly these members " + DescribeValue(m.Value)
 	case Literal:
-		return "literally " + compactJSON(m.Value)
+		return "literally " + CompactJSON(m.Value)
 	}
 	return "?"
 }
@@ -315,7 +315,7 @@ func DescribeValue(v any) string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(compactJSON(m.Name))
+			b.WriteString(CompactJSON(m.Name))
 			b.WriteString(": ")
 			b.WriteString(describeNested(m.Value))
 		}
@@ -333,11 +333,11 @@ func DescribeValue(v any) string {
 		b.WriteByte(']')
 		return b.String()
 	}
-	return compactJSON(v)
+	return CompactJSON(v)
 }
 
 // compactJSON encodes v on one line without HTML escaping.
-func compactJSON(v any) string {
+func CompactJSON(v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
