@@ -137,7 +137,7 @@ func TestAirlineSite(t *testing.T) {
 			}
 		}
 		for label := range want {
-			dls := findAll(page(t, "snapshots/"+label+".html"), within(sel("div", class("page-head")), sel("dl", class("provenance"))))
+			dls := findAll(page(t, "snapshots/"+label+".html"), within(sel("div", class("page-head")), sel("dl", class("recording"))))
 			if len(dls) != 1 {
 				t.Fatalf("snapshot page %s: %d provenance lists, want 1", label, len(dls))
 			}
@@ -149,7 +149,7 @@ func TestAirlineSite(t *testing.T) {
 		}
 		// Newest first by recorded_at, not by label.
 		for i, label := range []string{"candidate", "retrained", "baseline"} {
-			dls := findAll(cards[i], sel("dl", class("provenance")))
+			dls := findAll(cards[i], sel("dl", class("recording")))
 			if !strings.Contains(textOf(cards[i]), label) || len(dls) != 1 {
 				t.Fatalf("card %d should be %s with its provenance", i+1, label)
 			}

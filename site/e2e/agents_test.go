@@ -45,7 +45,7 @@ func deviceViewport(width, height int64) func(tb *tab) error {
 // agentElements are the parts of a page that show §8: each must lie
 // inside the viewport, or inside its table cell when it sits in a table
 // (a wide table scrolls in its own frame, not the page).
-const agentElements = ".trial-strip, .trial-count, .badge-flaky, .badge-off, .provenance, .trial-summary, .card-trials, " +
+const agentElements = ".trial-strip, .trial-count, .badge-flaky, .badge-off, .recording, .trial-summary, .card-trials, " +
 	".call-pair, .call-mode, .matcher, .raw-arguments, .flaky-changes, section.trial > h2"
 
 // fitProbe reports what sticks out: the page's own sideways scroll, and

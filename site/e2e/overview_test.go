@@ -112,6 +112,22 @@ func TestOverviewPagesFitTheWindow(t *testing.T) {
 				for _, r := range regions {
 					t.Errorf("a table region the keyboard cannot reach or that has no name: %s", r)
 				}
+				// The footer's provenance is one sentence: at laptop widths
+				// it takes at most three lines, however other rules style
+				// lists of facts.
+				footer, err := eval[[]float64](tb, `(() => {
+					const p = document.querySelector(".site-footer .provenance");
+					if (!p) return [-1, 0];
+					return [p.getBoundingClientRect().height, parseFloat(getComputedStyle(p).lineHeight) || 20];
+				})()`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if footer[0] < 0 {
+					t.Error("no provenance in the footer")
+				} else if vp.width >= 1024 && footer[0] > 3*footer[1]+1 {
+					t.Errorf("the footer's provenance is %.0f px tall, more than three lines of %.0f px", footer[0], footer[1])
+				}
 				for _, p := range tb.log.snapshot().problems() {
 					t.Error(p)
 				}
