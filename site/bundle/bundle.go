@@ -69,7 +69,7 @@ type Limits struct {
 func DefaultLimits() Limits {
 	return Limits{
 		MaxEntries:   1_000_000,
-		MaxFileSize:  64 << 20,
+		MaxFileSize:  1 << 30, // the inputs of a large suite: 100,000 cases are an 89 MB cases.jsonl
 		MaxTotalSize: 8 << 30,
 		MaxRatio:     200,
 	}
