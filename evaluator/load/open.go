@@ -75,18 +75,7 @@ func ReadNamed(path string, limit int64) ([]byte, error) {
 // CheckDir makes sure the folder at path (the outputs folder) lies in the
 // data folder dir once links are followed, and is a folder.
 func CheckDir(dir, path string) error {
-	real, err := resolveInside(dir, path)
-	if err != nil {
-		return err
-	}
-	info, err := os.Stat(real)
-	if err != nil {
-		return err
-	}
-	if !info.IsDir() {
-		return &suite.InputError{File: path, Msg: "not a folder inside the data folder"}
-	}
-	return nil
+	return checkInside(dir, path, fs.FileMode.IsDir, "not a folder inside the data folder")
 }
 
 // Check refuses what Open would refuse, without opening the file, so a
@@ -95,6 +84,12 @@ func CheckDir(dir, path string) error {
 func Check(dir, path string) error { return checkRegular(dir, path) }
 
 func checkRegular(dir, path string) error {
+	return checkInside(dir, path, fs.FileMode.IsRegular, notInside)
+}
+
+// checkInside follows the links of path, which must stay inside dir, and
+// refuses with msg what it leads to unless ok accepts its mode.
+func checkInside(dir, path string, ok func(fs.FileMode) bool, msg string) error {
 	real, err := resolveInside(dir, path)
 	if err != nil {
 		return err
@@ -103,8 +98,8 @@ func checkRegular(dir, path string) error {
 	if err != nil {
 		return err
 	}
-	if !info.Mode().IsRegular() {
-		return &suite.InputError{File: path, Msg: notInside}
+	if !ok(info.Mode()) {
+		return &suite.InputError{File: path, Msg: msg}
 	}
 	return nil
 }
