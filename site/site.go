@@ -27,7 +27,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
-	"github.com/releasegate/releasegate/site/write"
+	"github.com/releasegate/releasegate/internal/publish"
 )
 
 // Input is everything the site shows.
@@ -167,7 +167,7 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	if err != nil {
 		return nil, err
 	}
-	tree, err := write.NewTree(ctx, out)
+	tree, err := publish.NewTree(ctx, out)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/releasegate/releasegate/site"
-	"github.com/releasegate/releasegate/site/bundle"
+	"github.com/releasegate/releasegate/internal/bundle"
 )
 
 const buildHelp = `Usage:

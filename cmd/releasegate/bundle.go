@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/releasegate/releasegate/site/bundle"
+	"github.com/releasegate/releasegate/internal/bundle"
 )
 
 const bundleHelp = `Usage:

@@ -18,7 +18,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
 	"github.com/releasegate/releasegate/site"
-	"github.com/releasegate/releasegate/site/write"
+	"github.com/releasegate/releasegate/internal/publish"
 )
 
 const evaluateHelp = `Usage:
@@ -167,7 +167,7 @@ func colourTable(rel *evaluator.Release, p palette) string {
 // over, and writes the CI outputs. Everything that can fail is done
 // before the step, so a failure changes nothing in out.
 func publishResults(ctx context.Context, out string, rel *evaluator.Release, ci ciOutputs) error {
-	tree, err := write.NewTree(ctx, out)
+	tree, err := publish.NewTree(ctx, out)
 	if err != nil {
 		return err
 	}
@@ -199,7 +199,7 @@ func publishResults(ctx context.Context, out string, rel *evaluator.Release, ci 
 // the step summary, when asked.
 func writeCIOutputs(rel *evaluator.Release, ci ciOutputs) error {
 	if ci.junit != "" {
-		if err := write.File(ci.junit, ciout.JUnit(rel)); err != nil {
+		if err := publish.File(ci.junit, ciout.JUnit(rel)); err != nil {
 			return err
 		}
 	}
@@ -241,7 +241,7 @@ func evaluateOne(data, cases, outputs, label, output string, ci ciOutputs, stdou
 	if err != nil {
 		return failure(stderr, err)
 	}
-	if err := write.FileFrom(output, snap.Result.WriteJSON); err != nil {
+	if err := publish.FileFrom(output, snap.Result.WriteJSON); err != nil {
 		return failure(stderr, err)
 	}
 	if err := writeCIOutputs(&evaluator.Release{Suite: s, Snapshots: []*evaluator.Snapshot{snap}}, ci); err != nil {

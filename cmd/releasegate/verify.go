@@ -11,7 +11,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/site"
-	"github.com/releasegate/releasegate/site/bundle"
+	"github.com/releasegate/releasegate/internal/bundle"
 )
 
 const verifyHelp = `Usage:

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/releasegate/releasegate/site/bundle"
+	"github.com/releasegate/releasegate/internal/bundle"
 )
 
 // TestBundleOpensFromDisk packs the sample into a handoff bundle, unpacks

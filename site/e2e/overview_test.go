@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
-	"github.com/releasegate/releasegate/site/bundle"
+	"github.com/releasegate/releasegate/internal/bundle"
 )
 
 // The viewport type and the three viewports every layout check runs at

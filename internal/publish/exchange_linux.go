@@ -1,4 +1,4 @@
-package write
+package publish
 
 import "golang.org/x/sys/unix"
 

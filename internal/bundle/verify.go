@@ -16,7 +16,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/site"
-	"github.com/releasegate/releasegate/site/write"
+	"github.com/releasegate/releasegate/internal/publish"
 )
 
 // VerifyOptions tune Verify.
@@ -72,7 +72,7 @@ func Verify(archive string, opts VerifyOptions) (*Report, error) {
 	if parent == "" {
 		parent = os.TempDir()
 	}
-	stage, err := write.NewStage(parent, "releasegate-verify-")
+	stage, err := publish.NewStage(parent, "releasegate-verify-")
 	if err != nil {
 		return nil, err
 	}

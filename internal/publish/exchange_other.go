@@ -1,6 +1,6 @@
 //go:build !linux
 
-package write
+package publish
 
 import "errors"
 

@@ -20,7 +20,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
 	"github.com/releasegate/releasegate/site"
-	"github.com/releasegate/releasegate/site/write"
+	"github.com/releasegate/releasegate/internal/publish"
 )
 
 // Options tune Create.
@@ -101,7 +101,7 @@ func Create(opts Options) (*Created, error) {
 	} else if dir == "" {
 		dir = "."
 	}
-	stage, err := write.NewStage(dir, stagePrefix)
+	stage, err := publish.NewStage(dir, stagePrefix)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,8 @@
-// Package write puts generated files on disk so that readers never see a
+// Package publish puts generated files on disk so that readers never see a
 // half-written result: single files go through a temporary file and a
 // rename, whole trees are staged beside their destination and swapped in.
 // A failure before the swap leaves the destination exactly as it was.
-package write
+package publish
 
 import (
 	"context"
