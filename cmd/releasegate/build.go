@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/releasegate/releasegate/site"
 	"github.com/releasegate/releasegate/internal/bundle"
+	"github.com/releasegate/releasegate/site"
 )
 
 const buildHelp = `Usage:

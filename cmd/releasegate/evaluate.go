@@ -17,8 +17,8 @@ import (
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
-	"github.com/releasegate/releasegate/site"
 	"github.com/releasegate/releasegate/internal/publish"
+	"github.com/releasegate/releasegate/site"
 )
 
 const evaluateHelp = `Usage:

@@ -10,8 +10,8 @@ import (
 
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
-	"github.com/releasegate/releasegate/site"
 	"github.com/releasegate/releasegate/internal/bundle"
+	"github.com/releasegate/releasegate/site"
 )
 
 const verifyHelp = `Usage:

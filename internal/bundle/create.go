@@ -19,8 +19,8 @@ import (
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
-	"github.com/releasegate/releasegate/site"
 	"github.com/releasegate/releasegate/internal/publish"
+	"github.com/releasegate/releasegate/site"
 )
 
 // Options tune Create.

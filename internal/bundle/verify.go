@@ -15,8 +15,8 @@ import (
 
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
-	"github.com/releasegate/releasegate/site"
 	"github.com/releasegate/releasegate/internal/publish"
+	"github.com/releasegate/releasegate/site"
 )
 
 // VerifyOptions tune Verify.
