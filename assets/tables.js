@@ -15,6 +15,23 @@
 
   function data() { return self.releasegateData || {}; }
 
+  // Where the result of case i in a snapshot and the case's history
+  // live: pages of their own, or, when data/cases.js says so, grouped
+  // pages of consecutive cases with an anchor per case.
+  function groupPage(i, per) {
+    var n = String(Math.floor(i / per) + 1);
+    while (n.length < 4) n = "0" + n;
+    return "p" + n + ".html";
+  }
+  function resultHref(root, cases, label, i) {
+    var id = cases.ids[i], per = cases.resultsPerPage;
+    return root + "snapshots/" + label + "/" + (per ? groupPage(i, per) + "#" + id : id + ".html");
+  }
+  function historyHref(root, cases, i) {
+    var id = cases.ids[i], per = cases.historiesPerPage;
+    return root + "cases/" + (per ? groupPage(i, per) + "#" + id : id + ".html");
+  }
+
   // ---- The view in the URL ----
 
   // The view lives in the fragment, as "#result=fail&sort=latency-desc":
@@ -201,7 +218,7 @@
       };
       rec.make = function () {
         var tr = el("tr", { "data-result": rec.result, "data-severity": severity });
-        var th = el("th", { scope: "row" }, [el("a", { href: root + "snapshots/" + label + "/" + id + ".html" }, [id])]);
+        var th = el("th", { scope: "row" }, [el("a", { href: resultHref(root, cases, label, i) }, [id])]);
         tr.appendChild(th);
         tr.appendChild(el("td", null, [title]));
         tr.appendChild(el("td", { "data-value": String(rank), "data-label": "Severity" }, [severity]));
@@ -419,7 +436,7 @@
     indices.slice(0, LIST_LIMIT).forEach(function (i) {
       var id = cases.ids[i];
       ul.appendChild(el("li", null, [
-        el("a", { href: root + "snapshots/" + label + "/" + id + ".html" }, [id]),
+        el("a", { href: resultHref(root, cases, label, i) }, [id]),
         " " + cases.titles[i]
       ]));
     });
@@ -529,13 +546,13 @@
     function row(r) {
       var id = cases.ids[r.i];
       var tr = el("tr", null, [
-        el("th", { scope: "row" }, [el("a", { href: root + "cases/" + id + ".html" }, [id])]),
+        el("th", { scope: "row" }, [el("a", { href: historyHref(root, cases, r.i) }, [id])]),
         el("td", { "class": "matrix-title" }, [cases.titles[r.i]])
       ]);
       m.labels.forEach(function (label, s) {
         var c = CELL[m.status[s].charAt(r.i)] || CELL.F;
         tr.appendChild(el("td", { "class": "matrix-cell " + c.cls }, [
-          el("a", { href: root + "snapshots/" + label + "/" + id + ".html", title: id + " in " + label + ": " + c.word }, [
+          el("a", { href: resultHref(root, cases, label, r.i), title: id + " in " + label + ": " + c.word }, [
             el("span", { "aria-hidden": "true" }, [c.icon]),
             el("span", { "class": "visually-hidden" }, [c.word])
           ])

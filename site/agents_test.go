@@ -382,7 +382,7 @@ func TestTrialStrip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := trialStrip(&tt.res, tt.k, "d.html")
+			s := trialStrip(&tt.res, tt.k, func(t int) string { return "d.html#" + trialID(t) })
 			if tt.k == 0 {
 				if s != nil {
 					t.Fatal("a snapshot without trials has no strip")

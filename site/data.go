@@ -43,6 +43,10 @@ type casesData struct {
 	Titles []string `json:"titles"`
 	// Severity holds one digit per case: 0 critical, 1 major, 2 minor.
 	Severity string `json:"severity"`
+	// ResultsPerPage and HistoriesPerPage say how many cases share a
+	// result page and a history page; absent when each has its own.
+	ResultsPerPage   int `json:"resultsPerPage,omitempty"`
+	HistoriesPerPage int `json:"historiesPerPage,omitempty"`
 }
 
 func (v *view) casesData() ([]byte, error) {
@@ -54,6 +58,7 @@ func (v *view) casesData() ([]byte, error) {
 		sev.WriteByte(byte('0' + severityRank(c.Severity)))
 	}
 	d.Severity = sev.String()
+	d.ResultsPerPage, d.HistoriesPerPage = v.paths.perPage, v.paths.historyPerPage
 	return dataScript("cases", d)
 }
 

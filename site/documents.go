@@ -38,9 +38,9 @@ type RuleRow struct {
 // cite it, in suite order, linked from a page at the site root.
 func (v *view) citations() map[string][]CaseLink {
 	by := map[string][]CaseLink{}
-	for _, c := range v.in.Release.Suite.Cases {
+	for i, c := range v.in.Release.Suite.Cases {
 		for _, id := range dedupe(c.Expected.Citations) {
-			by[id] = append(by[id], CaseLink{ID: c.ID, Href: historyPath(c.ID)})
+			by[id] = append(by[id], CaseLink{ID: c.ID, Href: v.paths.history(i, c.ID)})
 		}
 	}
 	return by
@@ -78,7 +78,10 @@ func (v *view) idLinker(path string) idLinker {
 	for _, c := range v.in.Release.Suite.Cases {
 		cases[c.ID] = true
 	}
-	return idLinker{cases: cases, rules: v.in.Release.Suite.Policy, root: rootFor(path)}
+	return idLinker{cases: cases, rules: v.in.Release.Suite.Policy, root: rootFor(path), history: func(id string) string {
+		i, _ := v.in.Release.Suite.CaseIndex(id)
+		return v.paths.history(i, id)
+	}}
 }
 
 // decisions maps each snapshot's label to its computed decision.

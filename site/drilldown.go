@@ -130,17 +130,27 @@ func citationRow(id string, p *suite.Policy, policy string) CitationRow {
 	return row
 }
 
+// drilldown is the page of one result of its own.
 func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
+	c := v.in.Release.Suite.Cases[i]
+	path := drilldownPath(s.Label(), c.ID)
+	p := v.resultDetail(s, i, path)
+	p.Layout = v.info.layout(path, c.ID+" in "+s.Label())
+	return p
+}
+
+// resultDetail is the full drilldown of case i in s as the page at path
+// shows it, on a page of its own or among the results of a group.
+func (v *view) resultDetail(s *evaluator.Snapshot, i int, path string) *DrilldownPage {
 	c := v.in.Release.Suite.Cases[i]
 	res := s.Result.Cases[i]
 	label := s.Label()
-	path := drilldownPath(label, c.ID)
 	root := rootFor(path)
+	prefix := v.paths.idPrefix(c.ID)
 	p := &DrilldownPage{
-		Layout:       v.info.layout(path, c.ID+" in "+label),
 		Label:        label,
 		SnapshotHref: root + snapshotPath(label),
-		HistoryHref:  root + historyPath(c.ID),
+		HistoryHref:  root + v.paths.history(i, c.ID),
 		ID:           c.ID,
 		Title:        c.Title,
 		Severity:     string(c.Severity),
@@ -158,15 +168,23 @@ func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 	labels := v.info.Labels
 	if k := slices.Index(labels, label); k >= 0 {
 		if k > 0 {
-			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + drilldownPath(labels[k-1], c.ID), Text: labels[k-1] + " (previous)"})
+			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + v.paths.result(labels[k-1], i, c.ID), Text: labels[k-1] + " (previous)"})
 		}
 		if k+1 < len(labels) {
-			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + drilldownPath(labels[k+1], c.ID), Text: labels[k+1] + " (next)"})
+			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + v.paths.result(labels[k+1], i, c.ID), Text: labels[k+1] + " (next)"})
 		}
 	}
 	p.OutputView = v.outputView(c, s.Outputs[i], res.Failures, root)
+	if prefix != "" {
+		// Among other results: headings one level down, ids of its own.
+		p.OutputView.IDPrefix, p.OutputView.Nested = prefix, true
+	}
 	if p.Trials = v.trialSections(s, i, root); p.Trials != nil {
-		p.Strip = trialStrip(&res, s.Trials(), "")
+		for t := range p.Trials {
+			p.Trials[t].ID = prefix + p.Trials[t].ID
+			p.Trials[t].IDPrefix = prefix + p.Trials[t].IDPrefix
+		}
+		p.Strip = trialStrip(&res, s.Trials(), func(t int) string { return "#" + prefix + trialID(t) })
 		p.Strip.Linked = true
 		if c.Severity == suite.Critical && res.TrialsPassed < res.Trials {
 			p.CriticalNote = fmt.Sprintf("This critical case failed %d of its %d trials, so it counts as a critical failure of %s", res.Trials-res.TrialsPassed, res.Trials, label)
@@ -237,7 +255,7 @@ func dedupe(ss []string) []string {
 func (v *view) caseNeighbours(s *evaluator.Snapshot, i int, root string) (prev, next, nextFailing *NavLink) {
 	cases := v.in.Release.Suite.Cases
 	link := func(j int) *NavLink {
-		return &NavLink{Href: root + drilldownPath(s.Label(), cases[j].ID), Text: cases[j].ID}
+		return &NavLink{Href: root + v.paths.result(s.Label(), j, cases[j].ID), Text: cases[j].ID}
 	}
 	if i > 0 {
 		prev = link(i - 1)

@@ -35,7 +35,7 @@ type HistoryRow struct {
 func (v *view) history(i int) *HistoryPage {
 	rel := v.in.Release
 	c := rel.Suite.Cases[i]
-	path := historyPath(c.ID)
+	path := v.paths.historyPage(i, c.ID)
 	root := rootFor(path)
 	p := &HistoryPage{
 		Layout:           v.info.layout(path, "Case "+c.ID),
@@ -52,7 +52,7 @@ func (v *view) history(i int) *HistoryPage {
 		res := s.Result.Cases[i]
 		row := HistoryRow{
 			Label:        s.Label(),
-			Href:         root + drilldownPath(s.Label(), c.ID),
+			Href:         root + v.paths.result(s.Label(), i, c.ID),
 			SnapshotHref: root + snapshotPath(s.Label()),
 			Verdict:      verdictBadge(res.Passed),
 			Codes:        failureCodes(res.Failures),
@@ -63,7 +63,7 @@ func (v *view) history(i int) *HistoryPage {
 		if o := s.Outputs[i]; o != nil {
 			row.Decision, row.Latency, row.Cost = string(o.Decision), measuredMS(o.LatencyMS), measuredUSD(o.CostUSD)
 		}
-		if row.Strip = trialStrip(&res, s.Trials(), row.Href); row.Strip != nil {
+		if row.Strip = trialStrip(&res, s.Trials(), v.paths.trialLinks(root, s.Label(), i, c.ID)); row.Strip != nil {
 			row.Decision = trialDecisions(s, i)
 			lat, cost := trialMeasures(s, i)
 			row.Latency, _, _ = measureText(lat, ms)

@@ -15,7 +15,10 @@ import (
 	"github.com/releasegate/releasegate/evaluator/gensuite"
 )
 
-var largeSuite = flag.String("large-suite", "", "write the generated 10,000-case suite to this folder (TestWriteLargeSuite) for measuring the command")
+var (
+	largeSuite      = flag.String("large-suite", "", "write a generated suite to this folder (TestWriteLargeSuite) for measuring the command")
+	largeSuiteCases = flag.Int("large-cases", largeCases, "how many cases TestWriteLargeSuite generates")
+)
 
 // largeCases is the size of the generated suite of the benchmark.
 const largeCases = 10000
@@ -32,14 +35,14 @@ func writeLargeSuite(t testing.TB, dir string, n int) {
 // TestWriteLargeSuite writes the benchmark's suite where -large-suite
 // says, to time the command itself:
 //
-//	go test ./site -run TestWriteLargeSuite -large-suite /tmp/large
+//	go test ./site -run TestWriteLargeSuite -large-suite /tmp/large [-large-cases 100000]
 //	go build -o /tmp/releasegate ./cmd/releasegate
 //	/usr/bin/time -v /tmp/releasegate build --data /tmp/large --out /tmp/large-site
 func TestWriteLargeSuite(t *testing.T) {
 	if *largeSuite == "" {
 		t.Skip("set -large-suite DIR to write the generated suite")
 	}
-	writeLargeSuite(t, *largeSuite, largeCases)
+	writeLargeSuite(t, *largeSuite, *largeSuiteCases)
 	if _, err := Load(*largeSuite); err != nil {
 		t.Fatalf("the generated suite does not load: %v", err)
 	}

@@ -23,6 +23,9 @@ type idLinker struct {
 	cases map[string]bool
 	rules *suite.Policy
 	root  string // from the page to the site root
+	// history is where a case's history lives, from the site root;
+	// nil means a page per case.
+	history func(id string) string
 }
 
 // ruleID finds candidate rule identifiers; only current rules are linked.
@@ -31,6 +34,9 @@ var ruleID = regexp.MustCompile(`[A-Z][A-Z0-9]*-[0-9]{4}\.[0-9]{2} §[0-9]+(?:\.
 // target returns where id leads, or "".
 func (l idLinker) target(id string) string {
 	if l.cases[id] {
+		if l.history != nil {
+			return l.root + l.history(id)
+		}
 		return l.root + historyPath(id)
 	}
 	if l.rules != nil {

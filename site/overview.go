@@ -165,7 +165,7 @@ func (v *view) overview() (*OverviewPage, error) {
 	}
 	p.Scripts = chartAssets(charts...)
 	if n := len(rel.Snapshots); n > 1 {
-		c := change(rel, rel.Snapshots[n-2], rel.Snapshots[n-1])
+		c := change(rel, v.paths, rel.Snapshots[n-2], rel.Snapshots[n-1])
 		p.Change = &c
 	}
 	return p, nil
@@ -209,7 +209,7 @@ func (v *view) verdict() Verdict {
 			continue
 		}
 		if len(vd.Critical) < verdictNames {
-			vd.Critical = append(vd.Critical, CaseLink{ID: c.ID, Href: drilldownPath(s.Label(), c.ID)})
+			vd.Critical = append(vd.Critical, CaseLink{ID: c.ID, Href: v.paths.result(s.Label(), i, c.ID)})
 		} else {
 			vd.MoreCritical++
 		}
@@ -315,13 +315,13 @@ func limitLines(g suite.Gate, gate, prefix string) []refLine {
 // change compares a snapshot with the one before it, case by case.
 // Cases flaky in either snapshot are listed apart: their verdict may
 // differ by luck, not by a change.
-func change(rel *evaluator.Release, prev, cur *evaluator.Snapshot) Change {
+func change(rel *evaluator.Release, paths resultPaths, prev, cur *evaluator.Snapshot) Change {
 	c := Change{
 		From: NavLink{Href: snapshotPath(prev.Label()), Text: prev.Label()},
 		To:   NavLink{Href: snapshotPath(cur.Label()), Text: cur.Label()},
 	}
 	for j, cs := range rel.Suite.Cases {
-		link := CaseLink{ID: cs.ID, Href: historyPath(cs.ID)}
+		link := CaseLink{ID: cs.ID, Href: paths.history(j, cs.ID)}
 		was, is := prev.Result.Cases[j].Passed, cur.Result.Cases[j].Passed
 		switch {
 		case flakyEither(prev, cur, j):

@@ -16,7 +16,7 @@ import (
 // The page templates. Each is parsed together with templates/base.html
 // into a set of its own, so every page can define "content" without
 // clashing with the others.
-var pageTemplates = []string{"overview", "snapshot", "drilldown", "history", "policy", "handoff", "compare", "matrix", "report"}
+var pageTemplates = []string{"overview", "snapshot", "drilldown", "history", "results", "histories", "policy", "handoff", "compare", "matrix", "report"}
 
 // agentTemplate holds the parts that show what an agent did (outputs,
 // paired tool calls, trials, provenance), shared by several pages.
@@ -95,6 +95,8 @@ func hasAsset(as []asset, p string) bool {
 type view struct {
 	in   *Input
 	info siteInfo
+	// paths say where each result and case history lives.
+	paths resultPaths
 	// headers caches rendered navigation by Layout.headerKey.
 	headers sync.Map
 	// nextFailing caches failingAfter by snapshot label.
@@ -118,7 +120,7 @@ func newView(in *Input) (*view, error) {
 		seen[s.Label()] = true
 		info.Labels = append(info.Labels, s.Label())
 	}
-	return &view{in: in, info: info}, nil
+	return &view{in: in, info: info, paths: newResultPaths(len(rel.Suite.Cases), len(rel.Snapshots), in.GroupAbove)}, nil
 }
 
 // newSnapshotView is newView for rendering the snapshot labelled label.
@@ -229,11 +231,38 @@ func dataJob(p string, make func() ([]byte, error)) job {
 }
 
 // snapshotJobs are the files of one snapshot: its page, its results JSON
-// and a drilldown per case.
+// and its results' pages.
 func (r *Renderer) snapshotJobs(v *view, s *evaluator.Snapshot) []job {
-	jobs := r.snapshotOwnJobs(v, s)
+	return append(r.snapshotOwnJobs(v, s), r.resultJobs(v, s)...)
+}
+
+// resultJobs are the pages of a snapshot's results: a drilldown per case,
+// or a grouped page per block of cases.
+func (r *Renderer) resultJobs(v *view, s *evaluator.Snapshot) []job {
+	var jobs []job
+	if v.paths.grouped() {
+		for g := range v.paths.resultGroups(len(v.in.Release.Suite.Cases)) {
+			jobs = append(jobs, r.resultGroupJob(v, s, g))
+		}
+		return jobs
+	}
 	for i := range v.in.Release.Suite.Cases {
 		jobs = append(jobs, r.drilldownJob(v, s, i))
+	}
+	return jobs
+}
+
+// historyJobs are the case histories: a page per case, or grouped.
+func (r *Renderer) historyJobs(v *view) []job {
+	var jobs []job
+	if v.paths.grouped() {
+		for g := range v.paths.historyGroups(len(v.in.Release.Suite.Cases)) {
+			jobs = append(jobs, r.historyGroupJob(v, g))
+		}
+		return jobs
+	}
+	for i := range v.in.Release.Suite.Cases {
+		jobs = append(jobs, r.historyJob(v, i))
 	}
 	return jobs
 }
@@ -252,6 +281,16 @@ func (r *Renderer) drilldownJob(v *view, s *evaluator.Snapshot, i int) job {
 		func() (*DrilldownPage, error) { return v.drilldown(s, i), nil })
 }
 
+func (r *Renderer) resultGroupJob(v *view, s *evaluator.Snapshot, g int) job {
+	return pageJob(r, v, resultGroupPath(s.Label(), g), "results",
+		func() (*ResultGroupPage, error) { return v.resultGroup(s, g), nil })
+}
+
+func (r *Renderer) historyGroupJob(v *view, g int) job {
+	return pageJob(r, v, historyGroupPath(g), "histories",
+		func() (*HistoryGroupPage, error) { return v.historyGroup(g), nil })
+}
+
 func (r *Renderer) historyJob(v *view, i int) job {
 	return pageJob(r, v, historyPath(v.in.Release.Suite.Cases[i].ID), "history",
 		func() (*HistoryPage, error) { return v.history(i), nil })
@@ -259,11 +298,7 @@ func (r *Renderer) historyJob(v *view, i int) job {
 
 // sharedJobs are the files that depend on every snapshot.
 func (r *Renderer) sharedJobs(v *view) []job {
-	jobs := r.sharedOwnJobs(v)
-	for i := range v.in.Release.Suite.Cases {
-		jobs = append(jobs, r.historyJob(v, i))
-	}
-	return jobs
+	return append(r.sharedOwnJobs(v), r.historyJobs(v)...)
 }
 
 // sharedOwnJobs are the shared files but the case histories.
@@ -299,13 +334,19 @@ func (r *Renderer) sharedOwnJobs(v *view) []job {
 // that no worker is left with one at the end. Then, case by case, its
 // drilldowns and its history: consecutive files lie in different
 // folders, because writers creating files in one folder at once wait on
-// each other.
+// each other. Grouped results are few and large, so they simply follow.
 func (r *Renderer) allJobs(v *view) []job {
 	var jobs []job
 	for _, s := range v.in.Release.Snapshots {
 		jobs = append(jobs, r.snapshotOwnJobs(v, s)...)
 	}
 	jobs = append(jobs, r.sharedOwnJobs(v)...)
+	if v.paths.grouped() {
+		for _, s := range v.in.Release.Snapshots {
+			jobs = append(jobs, r.resultJobs(v, s)...)
+		}
+		return append(jobs, r.historyJobs(v)...)
+	}
 	for i := range v.in.Release.Suite.Cases {
 		for _, s := range v.in.Release.Snapshots {
 			jobs = append(jobs, r.drilldownJob(v, s, i))

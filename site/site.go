@@ -34,6 +34,9 @@ import (
 type Input struct {
 	Release *evaluator.Release // evaluated with Options.KeepOutputs
 	Handoff []byte             // HANDOFF.md, Markdown; empty: no handoff page
+	// GroupAbove is the number of results (cases × snapshots) above which
+	// results and case histories share pages; 0 means DefaultGroupAbove.
+	GroupAbove int
 }
 
 // Renderer renders pages with one parsed template set. It is safe for
@@ -120,6 +123,9 @@ type BuildOptions struct {
 	Warn func(msg string)
 	// Written, when set, is told the size of the site written.
 	Written func(files int, bytes int64)
+	// GroupAbove is the number of results (cases × snapshots) above which
+	// results and case histories share pages; 0 means DefaultGroupAbove.
+	GroupAbove int
 }
 
 // Warnings are what a build warns about in the evaluated input: each
@@ -163,6 +169,7 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	if err != nil {
 		return nil, err
 	}
+	in.GroupAbove = opts.GroupAbove
 	v, err := newView(in)
 	if err != nil {
 		return nil, err

@@ -41,6 +41,9 @@ type SnapshotPage struct {
 	// TrialColumn: the case table shows each case's trials and can
 	// filter the flaky ones.
 	TrialColumn bool
+	// ResultPages lead to the grouped pages of the results in suite
+	// order; nil when every result has a page of its own.
+	ResultPages []NavLink
 	// TableScript is the table script, which this page runs right after
 	// its case table rather than deferred: the charts below it may take
 	// long to draw for a large suite, and the table should not wait.
@@ -170,6 +173,10 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 		ids[i], links[i] = c.ID, rows[i].Href
 	}
 	p.Why = whyGates(gates, rows, cases, root+path)
+	for g := range v.paths.resultGroups(len(cases)) {
+		first, last := v.groupRange(g, v.paths.perPage)
+		p.ResultPages = append(p.ResultPages, NavLink{Href: root + resultGroupPath(label, g), Text: cases[first].ID + " to " + cases[last].ID})
+	}
 	p.CasesTotal = len(rows)
 	p.Cases = failuresFirst(rows)
 	if len(p.Cases) > tableRowsInHTML {
@@ -247,13 +254,13 @@ func (v *view) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 	for i, c := range cases {
 		res := s.Result.Cases[i]
 		row := CaseRow{
-			ID: c.ID, Href: root + drilldownPath(s.Label(), c.ID), Title: c.Title,
+			ID: c.ID, Href: root + v.paths.result(s.Label(), i, c.ID), Title: c.Title,
 			Severity: string(c.Severity), SeverityRank: severityRank(c.Severity),
 			Verdict: verdictBadge(res.Passed), Codes: failureCodes(res.Failures),
 			Search:  failureDetails(res.Failures),
 			Latency: "no output", Cost: "no output",
 		}
-		row.Strip = trialStrip(&res, s.Trials(), row.Href)
+		row.Strip = trialStrip(&res, s.Trials(), v.paths.trialLinks(root, s.Label(), i, c.ID))
 		if s.Trials() > 0 {
 			lat, cost := trialMeasures(s, i)
 			row.Latency, row.LatencySort, _ = measureText(lat, ms)

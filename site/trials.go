@@ -51,9 +51,9 @@ func trialFailures(fs []judge.Failure, t int) []judge.Failure {
 	return out
 }
 
-// trialStrip builds the strip of case result c with k trials; href is
-// the case's drilldown, to which each mark links by its trial's id.
-func trialStrip(c *evaluator.CaseResult, k int, href string) *TrialStrip {
+// trialStrip builds the strip of case result c with k trials; href(t)
+// is the link of each mark, to trial t's section of the result.
+func trialStrip(c *evaluator.CaseResult, k int, href func(t int) string) *TrialStrip {
 	if k == 0 {
 		return nil
 	}
@@ -61,7 +61,7 @@ func trialStrip(c *evaluator.CaseResult, k int, href string) *TrialStrip {
 	words := make([]string, k)
 	for t := 1; t <= k; t++ {
 		fs := trialFailures(c.Failures, t)
-		m := TrialMark{Trial: t, Passed: len(fs) == 0, Href: href + "#" + trialID(t), Icon: "✓", Class: "pass"}
+		m := TrialMark{Trial: t, Passed: len(fs) == 0, Href: href(t), Icon: "✓", Class: "pass"}
 		m.Title = fmt.Sprintf("trial %d: pass", t)
 		if !m.Passed {
 			m.Icon, m.Class = "✕", "fail"

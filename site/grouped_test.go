@@ -1,0 +1,237 @@
+package site
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/releasegate/releasegate/evaluator/gensuite"
+	"github.com/releasegate/releasegate/internal/goldentest"
+)
+
+func TestResultPaths(t *testing.T) {
+	tests := []struct {
+		name                 string
+		cases, snaps, above  int
+		result, history      string // of case 250, "C"
+		resultPages, historyPages int
+	}{
+		{"small keeps a page per result", 12, 3, 0, "snapshots/L/C.html", "cases/C.html", 0, 0},
+		{"at the default limit", 10000, 5, 0, "snapshots/L/C.html", "cases/C.html", 0, 0},
+		{"above the default limit", 100000, 3, 0, "snapshots/L/p0003.html#C", "cases/p0003.html#C", 1000, 1000},
+		{"a lowered limit", 300, 3, 100, "snapshots/L/p0003.html#C", "cases/p0003.html#C", 3, 3},
+		{"many snapshots shorten history pages", 1000, 365, 0, "snapshots/L/p0003.html#C", "cases/p0051.html#C", 10, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newResultPaths(tt.cases, tt.snaps, tt.above)
+			if got := p.result("L", 250, "C"); got != tt.result {
+				t.Errorf("result = %q, want %q", got, tt.result)
+			}
+			if got := p.history(250, "C"); got != tt.history {
+				t.Errorf("history = %q, want %q", got, tt.history)
+			}
+			if got := p.resultGroups(tt.cases); got != tt.resultPages {
+				t.Errorf("result pages = %d, want %d", got, tt.resultPages)
+			}
+			if got := p.historyGroups(tt.cases); got != tt.historyPages {
+				t.Errorf("history pages = %d, want %d", got, tt.historyPages)
+			}
+			if page, anchor, _ := strings.Cut(p.result("L", 250, "C"), "#"); page != p.resultPage("L", 250, "C") || (anchor != "") != p.grouped() {
+				t.Errorf("result %q does not sit on resultPage %q", p.result("L", 250, "C"), p.resultPage("L", 250, "C"))
+			}
+		})
+	}
+}
+
+// buildGrouped builds a generated suite of n cases with results grouped
+// above the given number of results.
+func buildGrouped(t testing.TB, n, above int) (out string, in *Input) {
+	t.Helper()
+	data := filepath.Join(t.TempDir(), "data")
+	if err := gensuite.Write(sampleData, data, n); err != nil {
+		t.Fatal(err)
+	}
+	out = filepath.Join(t.TempDir(), "public")
+	if _, err := Build(data, out, BuildOptions{GroupAbove: above}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, in
+}
+
+// TestGroupedResultsWithinTwoClicks builds 300 cases × 3 snapshots with
+// results grouped above 100. Every link of every page must lead to a
+// file of the site and every fragment to an element; every (case,
+// snapshot) result must be on a page reached within two clicks of the
+// overview and one click of its snapshot page, under its case's anchor,
+// and so must every case's history.
+func TestGroupedResultsWithinTwoClicks(t *testing.T) {
+	out, in := buildGrouped(t, 300, 100)
+	files := readTree(t, out)
+	rel := in.Release
+
+	// No page per result or per case is left.
+	perResult := regexp.MustCompile(`^(snapshots/[^/]+|cases)/[^/]+\.html$`)
+	grouped := regexp.MustCompile(`^(snapshots/[^/]+|cases)/p[0-9]{4}\.html$`)
+	groupedPages := 0
+	for f := range files {
+		if perResult.MatchString(f) {
+			if !grouped.MatchString(f) {
+				t.Errorf("%s: a page of its own in a grouped site", f)
+			}
+			groupedPages++
+		}
+	}
+	if want := 3*3 + 3; groupedPages != want {
+		t.Errorf("%d grouped pages, want %d (3 per snapshot, 3 of histories)", groupedPages, want)
+	}
+
+	type target struct{ page, frag string }
+	ids := map[string]map[string]bool{}
+	links := map[string][]target{}
+	for f := range files {
+		if !strings.HasSuffix(f, ".html") || f == notFoundPath {
+			continue
+		}
+		ids[f] = map[string]bool{}
+		for _, n := range findAll(parsePage(t, out, f), sel("")) {
+			if v := attr(n, "id"); v != "" {
+				if ids[f][v] {
+					t.Errorf("%s: id %q is not unique", f, v)
+				}
+				ids[f][v] = true
+			}
+			for _, key := range []string{"href", "src"} {
+				ref, ok := attrOK(n, key)
+				if !ok {
+					continue
+				}
+				page, frag, err := resolve(f, ref)
+				if err != nil {
+					t.Errorf("%s: %s=%q: %v", f, key, ref, err)
+					continue
+				}
+				if _, ok := files[page]; !ok {
+					t.Errorf("%s: %s=%q leads to %s, which the site does not hold", f, key, ref, page)
+					continue
+				}
+				links[f] = append(links[f], target{page, frag})
+			}
+		}
+	}
+	for f, ts := range links {
+		for _, l := range ts {
+			if l.frag != "" && !strings.Contains(l.frag, "=") && strings.HasSuffix(l.page, ".html") && !ids[l.page][l.frag] {
+				t.Errorf("%s: link to %s#%s: no such element", f, l.page, l.frag)
+			}
+		}
+	}
+
+	// within returns the pages reached from start in at most clicks.
+	within := func(start string, clicks int) map[string]bool {
+		seen := map[string]bool{start: true}
+		frontier := []string{start}
+		for range clicks {
+			var next []string
+			for _, p := range frontier {
+				for _, l := range links[p] {
+					if strings.HasSuffix(l.page, ".html") && !seen[l.page] {
+						seen[l.page] = true
+						next = append(next, l.page)
+					}
+				}
+			}
+			frontier = next
+		}
+		return seen
+	}
+	fromOverview := within(overviewPath, 2)
+	for _, s := range rel.Snapshots {
+		fromSnapshot := within(snapshotPath(s.Label()), 1)
+		for i, c := range rel.Suite.Cases {
+			page := resultGroupPath(s.Label(), i/resultsPerPage)
+			if !ids[page][c.ID] {
+				t.Fatalf("%s has no anchor %s", page, c.ID)
+			}
+			if !fromOverview[page] {
+				t.Errorf("%s in %s: %s is not within two clicks of the overview", c.ID, s.Label(), page)
+			}
+			if !fromSnapshot[page] {
+				t.Errorf("%s in %s: %s is not one click from the snapshot page", c.ID, s.Label(), page)
+			}
+		}
+	}
+	for i, c := range rel.Suite.Cases {
+		page := historyGroupPath(i / resultsPerPage)
+		if !ids[page][c.ID] {
+			t.Errorf("%s has no anchor %s", page, c.ID)
+		}
+	}
+	// Every history cell leads to the result's anchor, and every
+	// result links back to the case's history.
+	for _, l := range links[historyGroupPath(0)] {
+		if strings.HasPrefix(l.page, "snapshots/") && strings.Contains(l.page, "/p") && l.frag == "" {
+			t.Errorf("%s links to %s without the case's anchor", historyGroupPath(0), l.page)
+		}
+	}
+}
+
+// TestGroupedResultsKeepFailingDrilldowns checks what a grouped page
+// shows: the full drilldown of each failing result, a compact row for
+// each passing one.
+func TestGroupedResultsKeepFailingDrilldowns(t *testing.T) {
+	out, in := buildGrouped(t, 120, 100)
+	s := in.Release.Snapshots[0]
+	doc := parsePage(t, out, resultGroupPath(s.Label(), 0))
+	for i, c := range in.Release.Suite.Cases[:resultsPerPage] {
+		res := s.Result.Cases[i]
+		full := findAll(doc, sel("section", class("result"), id(c.ID)))
+		row := findAll(doc, sel("tr", id(c.ID)))
+		switch {
+		case !res.Passed && (len(full) != 1 || len(row) != 0):
+			t.Errorf("%s fails: %d full drilldowns and %d rows, want 1 and 0", c.ID, len(full), len(row))
+		case res.Passed && (len(full) != 0 || len(row) != 1):
+			t.Errorf("%s passes: %d full drilldowns and %d rows, want 0 and 1", c.ID, len(full), len(row))
+		case !res.Passed:
+			for _, f := range res.Failures {
+				if !strings.Contains(textOf(full[0]), f.Detail) {
+					t.Errorf("%s: the drilldown lacks the failure %q", c.ID, f.Detail)
+				}
+			}
+		}
+	}
+	// The last page holds the rest.
+	doc = parsePage(t, out, resultGroupPath(s.Label(), 1))
+	if got := len(findAll(doc, sel("", id(in.Release.Suite.Cases[119].ID)))); got != 1 {
+		t.Errorf("the second page holds %s %d times", in.Release.Suite.Cases[119].ID, got)
+	}
+}
+
+// TestGoldenGroupedPages renders the sample with results grouped, so a
+// grouped result page and a grouped history page have goldens.
+//
+//	go test ./site -run TestGoldenGroupedPages -update
+func TestGoldenGroupedPages(t *testing.T) {
+	in := sampleInput(t)
+	in.GroupAbove = 10
+	got := map[string][]byte{}
+	if err := Render(in, func(p string, b []byte) error { got[p] = b; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []string{"snapshots/candidate-v2/p0001.html", "cases/p0001.html"} {
+		b, ok := got[page]
+		if !ok {
+			t.Fatalf("%s was not rendered", page)
+		}
+		goldentest.Check(t, filepath.Join("testdata", "golden", "grouped__"+strings.ReplaceAll(page, "/", "__")), b)
+	}
+	if _, ok := got["snapshots/candidate-v2/ER-007.html"]; ok {
+		t.Error("a grouped site still has a page per result")
+	}
+}
+
