@@ -57,8 +57,16 @@
     };
   }
 
+  // groupPage names the grouped result page of bar index: p0001.html.
+  function groupPage(index, per) {
+    var n = String(Math.floor(index / per) + 1);
+    while (n.length < 4) n = "0" + n;
+    return "p" + n + ".html";
+  }
+
   function linkOf(spec, index) {
     if (spec.links) return spec.links[index];
+    if (spec.linkPages) return spec.linkPrefix + groupPage(index, spec.linkPages) + "#" + spec.keys[index];
     if (spec.keys) return spec.linkPrefix + spec.keys[index] + spec.linkSuffix;
     return null;
   }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -37,10 +38,13 @@ type chartData struct {
 	// line stays in view however far the reader zooms in; 0 for none.
 	Floor float64 `json:"floor,omitempty"`
 	// Links open the page of each bar: Links[i], or, when all follow one
-	// pattern, LinkPrefix + Keys[i] + LinkSuffix.
+	// pattern, LinkPrefix + Keys[i] + LinkSuffix, or, for results that
+	// share pages, LinkPrefix + the page of bar i + "#" + Keys[i], where
+	// LinkPages bars share a page (p0001.html, p0002.html, …).
 	Links      []string `json:"links,omitempty"`
 	LinkPrefix string   `json:"linkPrefix,omitempty"`
 	LinkSuffix string   `json:"linkSuffix,omitempty"`
+	LinkPages  int      `json:"linkPages,omitempty"`
 	Keys       []string `json:"keys,omitempty"`
 }
 
@@ -81,6 +85,9 @@ type barSpec struct {
 	Values     []float64
 	Over       []bool   // bars drawn in the warning colour
 	Links      []string // the page each bar opens, relative to the page; optional
+	// LinkPages, when above 0, says that Links lead to grouped result
+	// pages of that many bars each, so the chart may carry them compactly.
+	LinkPages int
 	AxisName   string
 	Lines      []refLine
 	Height     int // CSS pixels; 0 means defaultChartHeight
@@ -169,6 +176,11 @@ func renderBar(spec barSpec) (Chart, error) {
 		cd.Floor = niceCeil(floor * 1.1)
 	}
 	cd.Links, cd.LinkPrefix, cd.LinkSuffix, cd.Keys = compactLinks(spec.Links, spec.Categories)
+	if cd.Links != nil && spec.LinkPages > 0 {
+		if prefix, ok := groupedLinks(spec.Links, spec.Categories, spec.LinkPages); ok {
+			cd.Links, cd.LinkPrefix, cd.LinkPages, cd.Keys = nil, prefix, spec.LinkPages, spec.Categories
+		}
+	}
 	block, err := dataBlock(spec.ID+"-data", cd)
 	if err != nil {
 		return Chart{}, fmt.Errorf("site: chart %s: %w", spec.ID, err)
@@ -203,6 +215,21 @@ func compactLinks(links, keys []string) (full []string, prefix, suffix string, k
 		}
 	}
 	return links, "", "", nil
+}
+
+// groupedLinks finds the folder that every link leads into when link i
+// is that folder's grouped page of bar i, anchored at key i.
+func groupedLinks(links, keys []string, per int) (prefix string, ok bool) {
+	if len(links) == 0 {
+		return "", false
+	}
+	prefix = links[0][:strings.LastIndex(links[0], "/")+1]
+	for i := range links {
+		if links[i] != prefix+path.Base(resultGroupPath("x", i/per))+"#"+keys[i] {
+			return "", false
+		}
+	}
+	return prefix, true
 }
 
 // dataBlock encodes v as a JSON data block. encoding/json writes "<",

@@ -12,9 +12,9 @@ import (
 
 func TestResultPaths(t *testing.T) {
 	tests := []struct {
-		name                 string
-		cases, snaps, above  int
-		result, history      string // of case 250, "C"
+		name                      string
+		cases, snaps, above       int
+		result, history           string // of case 250, "C"
 		resultPages, historyPages int
 	}{
 		{"small keeps a page per result", 12, 3, 0, "snapshots/L/C.html", "cases/C.html", 0, 0},
@@ -234,4 +234,3 @@ func TestGoldenGroupedPages(t *testing.T) {
 		t.Error("a grouped site still has a page per result")
 	}
 }
-

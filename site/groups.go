@@ -2,7 +2,9 @@ package site
 
 import (
 	"fmt"
+	"html/template"
 	"strconv"
+	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
 )
@@ -52,6 +54,20 @@ type PassingRow struct {
 	// Strip shows the trials, nil without trials.
 	Strip *TrialStrip
 }
+
+// InputText is the case input as the text of an element. Quotes need no
+// escaping there, and a grouped page shows thousands of inputs, so only
+// &, < and > are escaped.
+func (p *DrilldownPage) InputText() template.HTML { return elementText(p.Input) }
+
+// RawText is the output as read, escaped as InputText is.
+func (p *DrilldownPage) RawText() template.HTML { return elementText(p.Raw) }
+
+// elementText escapes s for the content of an element (not an attribute).
+func elementText(s string) template.HTML { return template.HTML(textEscaper.Replace(s)) }
+
+// textEscaper is read-only once made, so pages share it.
+var textEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // groupRange is the block g of per cases: its first and last position.
 func (v *view) groupRange(g, per int) (first, last int) {
@@ -157,7 +173,7 @@ type HistoryGroupRow struct {
 type HistoryCell struct {
 	Href  string
 	Class string // "cell-pass", "cell-fail"
-	Text  string // "✓ pass", "✕ fail", "~ flaky"
+	Text  string // "✓ pass", "✕ fail", "~ pass, flaky"
 }
 
 func (v *view) historyGroup(g int) *HistoryGroupPage {
@@ -181,11 +197,10 @@ func (v *view) historyGroup(g int) *HistoryGroupPage {
 			res := &s.Result.Cases[i]
 			cell := HistoryCell{Href: root + v.paths.result(s.Label(), i, c.ID), Class: "cell-pass", Text: "✓ pass"}
 			switch {
+			case res.Flaky() && res.Passed:
+				cell.Class, cell.Text = "cell-flaky", "~ pass, flaky"
 			case res.Flaky():
-				cell.Class, cell.Text = "cell-flaky", "~ flaky"
-				if !res.Passed {
-					cell.Class = "cell-fail"
-				}
+				cell.Class, cell.Text = "cell-fail", "✕ fail, flaky"
 			case !res.Passed:
 				cell.Class, cell.Text = "cell-fail", "✕ fail"
 			}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -150,4 +151,49 @@ func peakRSS() (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// hugeBenchEnv enables the benchmarks of a 100,000-case suite, which take
+// a minute and a gigabyte each; `go test ./...` skips them.
+const hugeBenchEnv = "RELEASEGATE_BENCH_HUGE"
+
+// BenchmarkBuild100kx3 builds 100,000 cases × 3 snapshots, where results
+// share pages, and reports the seconds, the files and bytes written and
+// the process's peak resident memory. The targets: under 30 s, 1 GiB of
+// memory, 50,000 files and 500 MB. Run it alone, one build per process:
+//
+//	RELEASEGATE_BENCH_HUGE=1 go test ./site -run '^$' -bench Build100kx3 -benchtime 1x [-large-suite DIR]
+//
+// With -large-suite naming a folder written by TestWriteLargeSuite
+// (-large-cases 100000), the suite is read from there.
+func BenchmarkBuild100kx3(b *testing.B) {
+	if testing.Short() || os.Getenv(hugeBenchEnv) == "" {
+		b.Skip("set " + hugeBenchEnv + "=1 to build 100,000 cases × 3 snapshots")
+	}
+	data := *largeSuite
+	if data == "" {
+		data = filepath.Join(b.TempDir(), "data")
+		writeLargeSuite(b, data, 100000)
+	}
+	out := filepath.Join(b.TempDir(), "public")
+	// What the build command does.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(BuildMemoryLimit))
+	}
+	var files int
+	var size int64
+	start, cpuStart := time.Now(), cpuTime()
+	for b.Loop() {
+		_, err := Build(data, out, BuildOptions{Written: func(f int, s int64) { files, size = f, s }})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(time.Since(start).Seconds()/float64(b.N), "s/build")
+	b.ReportMetric((cpuTime() - cpuStart).Seconds()/float64(b.N), "cpu-s/build")
+	b.ReportMetric(float64(files), "files")
+	b.ReportMetric(float64(size)/1e6, "MB")
+	if hwm, ok := peakRSS(); ok {
+		b.ReportMetric(float64(hwm)/(1<<20), "peak-RSS-MiB")
+	}
 }

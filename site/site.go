@@ -206,6 +206,13 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	return in.Release, nil
 }
 
+// BuildMemoryLimit is the soft limit on the Go heap that the build
+// command sets when GOMEMLIMIT is not set. The garbage collector then
+// works harder near it instead of letting the heap double: a 100,000-case
+// × 3 build holds about 270 MiB of evaluated release and peaks near
+// 1.2 GiB of resident memory without a limit.
+const BuildMemoryLimit = 768 << 20
+
 // fileWriters is how many goroutines write a build's files.
 const fileWriters = 4
 

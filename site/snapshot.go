@@ -217,7 +217,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	}
 	lines := limitLines(g, decide.GateP95Latency, "p95 limit ")
 	var err error
-	p.LatencyChart, err = renderBar(barSpec{ID: "case_latency", Root: root, Categories: ids, Values: latencies, Over: slow, Links: links,
+	p.LatencyChart, err = renderBar(barSpec{ID: "case_latency", Root: root, Categories: ids, Values: latencies, Over: slow, Links: links, LinkPages: v.paths.perPage,
 		AxisName: "latency (ms)", Lines: lines})
 	if err != nil {
 		return nil, err
@@ -234,7 +234,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	if s.Trials() > 0 {
 		p.CostNote += " With trials, a case's bar is the average of its measured trials."
 	}
-	p.CostChart, err = renderBar(barSpec{ID: "case_cost", Root: root, Categories: ids, Values: costs, Links: links,
+	p.CostChart, err = renderBar(barSpec{ID: "case_cost", Root: root, Categories: ids, Values: costs, Links: links, LinkPages: v.paths.perPage,
 		AxisName: "cost (USD)", Lines: costLines})
 	if err != nil {
 		return nil, err

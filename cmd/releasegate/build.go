@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/releasegate/releasegate/internal/bundle"
 	"github.com/releasegate/releasegate/site"
@@ -18,7 +19,14 @@ Evaluate every snapshot of the data folder and write the report site to
 --out: index.html (the release overview), a page per snapshot, a drilldown
 per case of each snapshot, a history page per case, policy.html with an
 anchor on every rule, handoff.html (when the data folder has HANDOFF.md),
-results/<label>.json, RELEASE_REPORT.md, 404.html and .nojekyll.
+results/<label>.json, RELEASE_REPORT.md, 404.html and .nojekyll. Above
+50,000 results (cases × snapshots) results share pages, 100 cases a page
+(snapshots/<label>/p0001.html#<case>), and so do case histories
+(cases/p0001.html#<case>), so the site stays within what GitHub Pages
+publishes.
+
+Unless GOMEMLIMIT is set, the build asks the Go runtime to keep its heap
+under 768 MiB, so a large suite is built in less than 1 GiB of memory.
 
 Every link is relative: publish the folder at a domain root or under a
 project path, or open index.html from disk. The site is built beside --out
@@ -51,6 +59,9 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 	}
 	if *out == "" {
 		return usageError(stderr, "build", "--out must name a folder")
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(site.BuildMemoryLimit)
 	}
 	ctx, stop := interruptible()
 	defer stop()
