@@ -88,9 +88,9 @@ type barSpec struct {
 	// LinkPages, when above 0, says that Links lead to grouped result
 	// pages of that many bars each, so the chart may carry them compactly.
 	LinkPages int
-	AxisName   string
-	Lines      []refLine
-	Height     int // CSS pixels; 0 means defaultChartHeight
+	AxisName  string
+	Lines     []refLine
+	Height    int // CSS pixels; 0 means defaultChartHeight
 }
 
 // defaultChartHeight is the height of a chart box in CSS pixels.

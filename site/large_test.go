@@ -190,7 +190,7 @@ func BenchmarkBuild100kx3(b *testing.B) {
 		}
 	}
 	b.ReportMetric(time.Since(start).Seconds()/float64(b.N), "s/build")
-	b.ReportMetric((cpuTime() - cpuStart).Seconds()/float64(b.N), "cpu-s/build")
+	b.ReportMetric((cpuTime()-cpuStart).Seconds()/float64(b.N), "cpu-s/build")
 	b.ReportMetric(float64(files), "files")
 	b.ReportMetric(float64(size)/1e6, "MB")
 	if hwm, ok := peakRSS(); ok {
