@@ -91,46 +91,7 @@ func TestGroupedResultsWithinTwoClicks(t *testing.T) {
 		t.Errorf("%d grouped pages, want %d (3 per snapshot, 3 of histories)", groupedPages, want)
 	}
 
-	type target struct{ page, frag string }
-	ids := map[string]map[string]bool{}
-	links := map[string][]target{}
-	for f := range files {
-		if !strings.HasSuffix(f, ".html") || f == notFoundPath {
-			continue
-		}
-		ids[f] = map[string]bool{}
-		for _, n := range findAll(parsePage(t, out, f), sel("")) {
-			if v := attr(n, "id"); v != "" {
-				if ids[f][v] {
-					t.Errorf("%s: id %q is not unique", f, v)
-				}
-				ids[f][v] = true
-			}
-			for _, key := range []string{"href", "src"} {
-				ref, ok := attrOK(n, key)
-				if !ok {
-					continue
-				}
-				page, frag, err := resolve(f, ref)
-				if err != nil {
-					t.Errorf("%s: %s=%q: %v", f, key, ref, err)
-					continue
-				}
-				if _, ok := files[page]; !ok {
-					t.Errorf("%s: %s=%q leads to %s, which the site does not hold", f, key, ref, page)
-					continue
-				}
-				links[f] = append(links[f], target{page, frag})
-			}
-		}
-	}
-	for f, ts := range links {
-		for _, l := range ts {
-			if l.frag != "" && !strings.Contains(l.frag, "=") && strings.HasSuffix(l.page, ".html") && !ids[l.page][l.frag] {
-				t.Errorf("%s: link to %s#%s: no such element", f, l.page, l.frag)
-			}
-		}
-	}
+	ids, links := checkSiteLinks(t, out, files)
 
 	// within returns the pages reached from start in at most clicks.
 	within := func(start string, clicks int) map[string]bool {
@@ -178,6 +139,87 @@ func TestGroupedResultsWithinTwoClicks(t *testing.T) {
 		if strings.HasPrefix(l.page, "snapshots/") && strings.Contains(l.page, "/p") && l.frag == "" {
 			t.Errorf("%s links to %s without the case's anchor", historyGroupPath(0), l.page)
 		}
+	}
+}
+
+// siteTarget is where one link leads: a file of the site and a fragment.
+type siteTarget struct{ page, frag string }
+
+// checkSiteLinks reads every page of the built site in out: every id
+// must be unique on its page, every href and src must lead to a file of
+// the site and every fragment to an element. It returns each page's ids
+// and links.
+func checkSiteLinks(t *testing.T, out string, files map[string][]byte) (ids map[string]map[string]bool, links map[string][]siteTarget) {
+	t.Helper()
+	ids = map[string]map[string]bool{}
+	links = map[string][]siteTarget{}
+	for f := range files {
+		if !strings.HasSuffix(f, ".html") || f == notFoundPath {
+			continue
+		}
+		ids[f] = map[string]bool{}
+		for _, n := range findAll(parsePage(t, out, f), sel("")) {
+			if v := attr(n, "id"); v != "" {
+				if ids[f][v] {
+					t.Errorf("%s: id %q is not unique", f, v)
+				}
+				ids[f][v] = true
+			}
+			for _, key := range []string{"href", "src"} {
+				ref, ok := attrOK(n, key)
+				if !ok {
+					continue
+				}
+				page, frag, err := resolve(f, ref)
+				if err != nil {
+					t.Errorf("%s: %s=%q: %v", f, key, ref, err)
+					continue
+				}
+				if _, ok := files[page]; !ok {
+					t.Errorf("%s: %s=%q leads to %s, which the site does not hold", f, key, ref, page)
+					continue
+				}
+				links[f] = append(links[f], siteTarget{page, frag})
+			}
+		}
+	}
+	for f, ts := range links {
+		for _, l := range ts {
+			if l.frag != "" && !strings.Contains(l.frag, "=") && strings.HasSuffix(l.page, ".html") && !ids[l.page][l.frag] {
+				t.Errorf("%s: link to %s#%s: no such element", f, l.page, l.frag)
+			}
+		}
+	}
+	return ids, links
+}
+
+// TestGroupedTrialsLinksResolve groups the results of a suite with
+// trials: each trial of a failing or flaky result gets a section of its
+// own on the grouped page, and every trial mark links to one.
+func TestGroupedTrialsLinksResolve(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	if err := gensuite.WriteTrials(sampleData, data, 60, 3); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "public")
+	if _, err := Build(data, out, BuildOptions{GroupAbove: 50}); err != nil {
+		t.Fatal(err)
+	}
+	files := readTree(t, out)
+	if _, ok := files[resultGroupPath("baseline-v1", 0)]; !ok {
+		t.Fatal("the suite with trials was not grouped")
+	}
+	_, links := checkSiteLinks(t, out, files)
+	trialLinks := 0
+	for _, ls := range links {
+		for _, l := range ls {
+			if strings.Contains(l.frag, "~trial-") {
+				trialLinks++
+			}
+		}
+	}
+	if trialLinks == 0 {
+		t.Error("no link leads to a trial's section on a grouped page")
 	}
 }
 

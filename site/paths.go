@@ -152,14 +152,15 @@ func resultGroupPath(label string, g int) string {
 func historyGroupPath(g int) string { return fmt.Sprintf("cases/p%04d.html", g+1) }
 
 // idPrefix keeps the element ids of one result unique on a page that
-// shows several: "<id>:" on a grouped page, "" on a result's own page.
-// The colon cannot occur in a case id, so no prefixed id is a case's
-// anchor.
+// shows several: "<id>~" on a grouped page, "" on a result's own page.
+// The tilde cannot occur in a case id, so no prefixed id is a case's
+// anchor; unlike a colon, it does not make "#<id>~trial-1" look like a
+// URL scheme to html/template.
 func (p resultPaths) idPrefix(id string) string {
 	if !p.grouped() {
 		return ""
 	}
-	return id + ":"
+	return id + "~"
 }
 
 // trialLinks returns the link, from a page whose way to the root is

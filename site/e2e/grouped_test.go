@@ -70,7 +70,7 @@ func TestGroupedResultOpensAtItsAnchor(t *testing.T) {
 	results := []struct {
 		page, id, heading, want string
 	}{
-		{"snapshots/baseline-v1/p0002.html", "GEN-000151", "GEN-000151:heading", "GEN-000151 in baseline-v1"},
+		{"snapshots/baseline-v1/p0002.html", "GEN-000151", "GEN-000151~heading", "GEN-000151 in baseline-v1"},
 		{"snapshots/baseline-v1/p0002.html", "GEN-000190", "GEN-000190", "GEN-000190"},
 		{"cases/p0002.html", "GEN-000151", "GEN-000151", "GEN-000151"},
 	}
