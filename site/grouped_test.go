@@ -1,11 +1,13 @@
 package site
 
 import (
+	"bytes"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/evaluator/gensuite"
 	"github.com/releasegate/releasegate/internal/goldentest"
 )
@@ -275,4 +277,57 @@ func TestGoldenGroupedPages(t *testing.T) {
 	if _, ok := got["snapshots/candidate-v2/ER-007.html"]; ok {
 		t.Error("a grouped site still has a page per result")
 	}
+}
+
+// TestGroupedPartsRenderGroupedPages checks what a live server renders
+// after an edit of a grouped site: the grouped pages that hold the edited
+// cases, the same bytes as a full render, and never a page per result.
+func TestGroupedPartsRenderGroupedPages(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	if err := gensuite.Write(sampleData, data, 250); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.GroupAbove = 100
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := map[string][]byte{}
+	if err := r.RenderAll(in, func(p string, b []byte) error { all[p] = b; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	check := func(t *testing.T, got map[string][]byte, want ...string) {
+		t.Helper()
+		for p, b := range got {
+			if _, ok := all[p]; !ok {
+				t.Errorf("rendered %s, which the full site does not hold", p)
+			} else if !bytes.Equal(b, all[p]) {
+				t.Errorf("%s differs from the full render", p)
+			}
+		}
+		for _, p := range want {
+			if _, ok := got[p]; !ok {
+				t.Errorf("%s was not rendered", p)
+			}
+		}
+	}
+	t.Run("parts", func(t *testing.T) {
+		got := map[string][]byte{}
+		parts := Parts{Drilldowns: map[string][]string{"baseline-v1": {"GEN-000151"}}, Histories: []string{"GEN-000151"}}
+		if err := r.RenderParts(in, parts, func(p string, b []byte) error { got[p] = b; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		check(t, got, "snapshots/baseline-v1/p0002.html", "cases/p0002.html")
+	})
+	t.Run("cases", func(t *testing.T) {
+		got := map[string][]byte{}
+		if err := r.RenderCases(in, "candidate-v2", []string{"GEN-000007"}, func(p string, b []byte) error { got[p] = b; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		check(t, got, "snapshots/candidate-v2/p0001.html", "cases/p0001.html")
+	})
 }

@@ -276,7 +276,12 @@ func (r *Renderer) snapshotOwnJobs(v *view, s *evaluator.Snapshot) []job {
 	}
 }
 
+// drilldownJob renders the page that holds the result of case i in s:
+// its drilldown, or the grouped page of its block.
 func (r *Renderer) drilldownJob(v *view, s *evaluator.Snapshot, i int) job {
+	if v.paths.grouped() {
+		return r.resultGroupJob(v, s, i/v.paths.perPage)
+	}
 	return pageJob(r, v, drilldownPath(s.Label(), v.in.Release.Suite.Cases[i].ID), "drilldown",
 		func() (*DrilldownPage, error) { return v.drilldown(s, i), nil })
 }
@@ -291,7 +296,12 @@ func (r *Renderer) historyGroupJob(v *view, g int) job {
 		func() (*HistoryGroupPage, error) { return v.historyGroup(g), nil })
 }
 
+// historyJob renders the page that holds case i's history: its own, or
+// the grouped page of its block.
 func (r *Renderer) historyJob(v *view, i int) job {
+	if v.paths.grouped() {
+		return r.historyGroupJob(v, i/v.paths.historyPerPage)
+	}
 	return pageJob(r, v, historyPath(v.in.Release.Suite.Cases[i].ID), "history",
 		func() (*HistoryPage, error) { return v.history(i), nil })
 }
