@@ -197,3 +197,61 @@ func BenchmarkBuild100kx3(b *testing.B) {
 		b.ReportMetric(float64(hwm)/(1<<20), "peak-RSS-MiB")
 	}
 }
+
+// BenchmarkRenderResultGroup renders one grouped page of 100 results of
+// the snapshot that fails most (a third of its cases), the page a large
+// release renders thousands of times.
+func BenchmarkRenderResultGroup(b *testing.B) {
+	data := filepath.Join(b.TempDir(), "data")
+	writeLargeSuite(b, data, 300)
+	in, err := Load(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in.GroupAbove = 100
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, err := newView(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := in.Release.Snapshots[0]
+	var w bytes.Buffer
+	for b.Loop() {
+		w.Reset()
+		if err := r.execute(&w, "results", v.resultGroup(s, 1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(w.Len()), "bytes/page")
+}
+
+// BenchmarkRenderHistoryGroup renders one grouped history page: 100
+// cases × 3 snapshots.
+func BenchmarkRenderHistoryGroup(b *testing.B) {
+	data := filepath.Join(b.TempDir(), "data")
+	writeLargeSuite(b, data, 300)
+	in, err := Load(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in.GroupAbove = 100
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, err := newView(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var w bytes.Buffer
+	for b.Loop() {
+		w.Reset()
+		if err := r.execute(&w, "histories", v.historyGroup(1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(w.Len()), "bytes/page")
+}

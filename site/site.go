@@ -1,7 +1,9 @@
 // Package site renders an evaluated release as a static report site:
 // the release overview, a page per snapshot, a drilldown per case of each
 // snapshot, a history page per case, the policy with its rule anchors,
-// the handoff note, the results files and the release report.
+// the handoff note, the results files and the release report. Above
+// DefaultGroupAbove results, results and histories share pages of
+// consecutive cases, each under an anchor (see resultPaths).
 //
 // Pages are typed structs built from the evaluation (the logic lives in
 // their builders) and rendered with html/template: templates/base.html is
@@ -88,7 +90,7 @@ func (r *Renderer) RenderAll(in *Input, emit Emit) error {
 }
 
 // RenderSnapshot renders the files that belong to one snapshot only: its page,
-// its case drilldowns and its results JSON.
+// its case drilldowns (or grouped result pages) and its results JSON.
 func (r *Renderer) RenderSnapshot(in *Input, label string, emit Emit) error {
 	v, s, err := newSnapshotView(in, label)
 	if err != nil {
