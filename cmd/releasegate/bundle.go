@@ -52,6 +52,7 @@ func runBundle(args []string, stdout, stderr io.Writer) int {
 	if code := parseFlags(fs, bundleHelp, args, stdout, stderr); code >= 0 {
 		return code
 	}
+	limitHeap()
 	ctx, stop := interruptible()
 	defer stop()
 	opts := bundle.Options{Data: *data, Output: *output, Producer: producer(), Context: ctx}

@@ -60,6 +60,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	case fs.NArg() > 1:
 		return usageError(stderr, "verify", "verify one bundle at a time (got %d arguments)", fs.NArg())
 	}
+	limitHeap()
 	rep, err := bundle.Verify(fs.Arg(0), bundle.VerifyOptions{Producer: producer()})
 	if err != nil {
 		return failure(stderr, err)
