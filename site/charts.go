@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html/template"
 	"math"
-	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -225,7 +224,7 @@ func groupedLinks(links, keys []string, per int) (prefix string, ok bool) {
 	}
 	prefix = links[0][:strings.LastIndex(links[0], "/")+1]
 	for i := range links {
-		if links[i] != prefix+path.Base(resultGroupPath("x", i/per))+"#"+keys[i] {
+		if links[i] != prefix+groupFile(i/per)+"#"+keys[i] {
 			return "", false
 		}
 	}

@@ -331,3 +331,25 @@ func TestGroupedPartsRenderGroupedPages(t *testing.T) {
 		check(t, got, "snapshots/candidate-v2/p0001.html", "cases/p0001.html")
 	})
 }
+
+func TestGroupFile(t *testing.T) {
+	for g, want := range map[int]string{0: "p0001.html", 8: "p0009.html", 99: "p0100.html", 9998: "p9999.html", 9999: "p10000.html"} {
+		if got := groupFile(g); got != want {
+			t.Errorf("groupFile(%d) = %q, want %q", g, got, want)
+		}
+	}
+}
+
+// TestSameFrameSeesGrouping: an edit that moves a release across the
+// grouping limit changes every page's links, so no part of the site may
+// be rendered alone.
+func TestSameFrameSeesGrouping(t *testing.T) {
+	a, b := sampleInput(t), sampleInput(t)
+	if !SameFrame(a, b) {
+		t.Fatal("two loads of the sample differ in their frame")
+	}
+	b.GroupAbove = 10
+	if SameFrame(a, b) {
+		t.Error("a grouped and an ungrouped site share their frame")
+	}
+}

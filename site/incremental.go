@@ -163,5 +163,6 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 func SameFrame(a, b *Input) bool {
 	va, errA := newView(a)
 	vb, errB := newView(b)
-	return errA == nil && errB == nil && reflect.DeepEqual(va.info, vb.info)
+	// Where results live is part of every page's links.
+	return errA == nil && errB == nil && reflect.DeepEqual(va.info, vb.info) && va.paths == vb.paths
 }
