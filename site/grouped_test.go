@@ -114,6 +114,13 @@ func TestGroupedResultsWithinTwoClicks(t *testing.T) {
 		return seen
 	}
 	fromOverview := within(overviewPath, 2)
+	// And every page is reached from the overview at all.
+	everything := within(overviewPath, len(files))
+	for f := range ids {
+		if !everything[f] {
+			t.Errorf("%s is not reached from %s", f, overviewPath)
+		}
+	}
 	for _, s := range rel.Snapshots {
 		fromSnapshot := within(snapshotPath(s.Label()), 1)
 		for i, c := range rel.Suite.Cases {
