@@ -166,7 +166,7 @@ func EvaluateFile(s *suite.Suite, label, path string, opts Options) (*Snapshot, 
 }
 
 func evaluateFile(s *suite.Suite, file load.SnapshotFile, opts Options) (*Snapshot, error) {
-	f, err := load.OpenNamed(file.Path)
+	f, err := file.Open()
 	if err != nil {
 		return nil, err
 	}

@@ -134,6 +134,9 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 type SnapshotFile struct {
 	Label string
 	Path  string
+	// Dir is the data folder the file was listed in, which it must stay
+	// inside; "" for a file named on the command line.
+	Dir string
 	// Meta is what outputs/<label>.meta.json says, nil without one.
 	Meta *suite.Meta
 }
@@ -176,7 +179,7 @@ func Snapshots(dir string) ([]SnapshotFile, error) {
 		if err := checkRegular(dir, path); err != nil {
 			return nil, err
 		}
-		files = append(files, SnapshotFile{Label: label, Path: path})
+		files = append(files, SnapshotFile{Label: label, Path: path, Dir: dir})
 	}
 	if len(files) == 0 {
 		return nil, &suite.InputError{File: outDir, Msg: "no snapshots: add one outputs/<label>.jsonl per snapshot"}

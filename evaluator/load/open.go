@@ -32,7 +32,21 @@ const notInside = "not a regular file inside the data folder"
 // once every symbolic link on the way is followed, and must be a regular
 // file. The check comes before any byte is read, and opening never waits
 // on a FIFO. A missing file gives an error matching fs.ErrNotExist.
+//
+// On Linux the file is opened relative to the folder with openat2, which
+// refuses any step out of it, so no link followed on the way (in the
+// last component or any other) can lead out, even one swapped in while
+// the command runs. Elsewhere, or where openat2 is missing, the path is
+// resolved and checked first and opened without following a link at its
+// last step.
 func Open(dir, path string) (*os.File, error) {
+	f, err := openBeneath(dir, path, false)
+	switch {
+	case err == nil:
+		return keepRegular(f, path, notInside)
+	case !errors.Is(err, errNoBeneath):
+		return nil, err
+	}
 	real, err := resolveInside(dir, path)
 	if err != nil {
 		return nil, err
@@ -48,6 +62,15 @@ func OpenNamed(path string) (*os.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: unwrapPath(err)}
 	}
 	return openRegular(real, path, "not a regular file")
+}
+
+// Open opens the outputs file: inside its data folder as Open does when
+// it was listed there, anywhere as OpenNamed does when it was named.
+func (f SnapshotFile) Open() (*os.File, error) {
+	if f.Dir == "" {
+		return OpenNamed(f.Path)
+	}
+	return Open(f.Dir, f.Path)
 }
 
 // ReadFile reads the input at path inside the data folder dir, refusing
@@ -83,6 +106,9 @@ func CheckDir(dir, path string) error {
 // file gives an error matching fs.ErrNotExist.
 func Check(dir, path string) error { return checkRegular(dir, path) }
 
+// errNoBeneath says openBeneath cannot be used on this system.
+var errNoBeneath = errors.New("openat2 is not available")
+
 func checkRegular(dir, path string) error {
 	return checkInside(dir, path, fs.FileMode.IsRegular, notInside)
 }
@@ -90,6 +116,20 @@ func checkRegular(dir, path string) error {
 // checkInside follows the links of path, which must stay inside dir, and
 // refuses with msg what it leads to unless ok accepts its mode.
 func checkInside(dir, path string, ok func(fs.FileMode) bool, msg string) error {
+	if f, err := openBeneath(dir, path, true); !errors.Is(err, errNoBeneath) {
+		if err != nil {
+			return err
+		}
+		info, err := f.Stat()
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if !ok(info.Mode()) {
+			return &suite.InputError{File: path, Msg: msg}
+		}
+		return nil
+	}
 	real, err := resolveInside(dir, path)
 	if err != nil {
 		return err
@@ -147,6 +187,12 @@ func openRegular(real, name, refused string) (*os.File, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", name, unwrapPath(err))
 	}
+	return keepRegular(f, name, refused)
+}
+
+// keepRegular returns the open file f when it is a regular file, and
+// otherwise closes it and refuses it with the message refused.
+func keepRegular(f *os.File, name, refused string) (*os.File, error) {
 	info, err := f.Stat()
 	if err != nil {
 		f.Close()
