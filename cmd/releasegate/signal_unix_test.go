@@ -3,6 +3,7 @@
 package main
 
 import (
+	"archive/zip"
 	"errors"
 	"os"
 	"os/exec"
@@ -99,4 +100,87 @@ func waitFor(cond func() bool, limit time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// TestInterruptedVerifyLeavesNoTemporaryFolder stops verify with Ctrl-C
+// or SIGTERM while it unpacks the bundle and while it builds the site
+// again: each time it exits with status 1, says so, prints no report,
+// removes its temporary folder and leaves the bundle as it was.
+func TestInterruptedVerifyLeavesNoTemporaryFolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bundles a suite of 2,000 cases")
+	}
+	bin := buildBinary(t)
+	data := filepath.Join(t.TempDir(), "data")
+	if err := gensuite.Write("../../data", data, 2_000); err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(t.TempDir(), "b.zip")
+	if b, err := exec.Command(bin, "bundle", "--quiet", "--data", data, "-o", archive).CombinedOutput(); err != nil {
+		t.Fatalf("bundle: %v\n%s", err, b)
+	}
+	zr, err := zip.OpenReader(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := zr.File[len(zr.File)-1].Name // entries are unpacked in order
+	zr.Close()
+	unpacked := func(tmp string) bool {
+		found, _ := filepath.Glob(filepath.Join(tmp, "releasegate-verify-*", "bundle", filepath.FromSlash(last)))
+		if len(found) == 0 {
+			return false
+		}
+		time.Sleep(200 * time.Millisecond) // into evaluating and rendering
+		return true
+	}
+	before := treeSum(t, filepath.Dir(archive))
+	tests := []struct {
+		name string
+		sig  syscall.Signal
+		// ready says when to send the signal, given the temporary folder.
+		ready func(tmp string) bool
+	}{
+		{"unpacking, Ctrl-C", syscall.SIGINT, func(tmp string) bool { return hasEntry(tmp, "releasegate-verify-") }},
+		{"unpacking, SIGTERM", syscall.SIGTERM, func(tmp string) bool { return hasEntry(tmp, "releasegate-verify-") }},
+		// Every entry is on disk: what is left is evaluating and rendering.
+		{"rebuilding, Ctrl-C", syscall.SIGINT, unpacked},
+		{"rebuilding, SIGTERM", syscall.SIGTERM, unpacked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			cmd := exec.Command(bin, "verify", archive)
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if !waitFor(func() bool { return tt.ready(tmp) }, time.Minute) {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatal("verify never got there")
+			}
+			signalled := time.Now()
+			cmd.Process.Signal(tt.sig)
+			err := cmd.Wait()
+			t.Logf("exited %v after the signal", time.Since(signalled).Round(time.Millisecond))
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != exitFail {
+				t.Fatalf("exit %v, want status %d; stdout %q, stderr %q", err, exitFail, stdout.String(), stderr.String())
+			}
+			if want := "releasegate verify: " + archive + ": interrupted; not verified\n"; stderr.String() != want {
+				t.Errorf("stderr %q, want %q", stderr.String(), want)
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("an interrupted verify printed a report: %q", stdout.String())
+			}
+			if left, _ := os.ReadDir(tmp); len(left) > 0 {
+				t.Errorf("left in the temporary folder: %v", left)
+			}
+			if after := treeSum(t, filepath.Dir(archive)); after != before {
+				t.Error("an interrupted verify changed the bundle")
+			}
+		})
+	}
 }

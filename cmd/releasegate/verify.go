@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/zip"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,11 +22,11 @@ const verifyHelp = `Usage:
 Prove that a bundle written by "releasegate bundle" is unchanged and that
 its decisions still follow from its inputs.
 
-The archive is unpacked into a temporary folder, removed afterwards. An
-archive with absolute or "../" paths, links, unusual file modes, duplicate
-names, more than 1,000,000 entries, or entries that expand beyond 64 MiB
-each, 8 GiB in all, or their declared size (zip bombs) is refused before
-anything is written. Then every file is checked against MANIFEST, and
+The archive is unpacked into a temporary folder, removed afterwards, also
+when verify is stopped with Ctrl-C or SIGTERM. An archive with absolute or
+"../" paths, links, unusual file modes, duplicate names, more than
+1,000,000 entries, or entries that expand beyond 1 GiB each, 8 GiB in all,
+or their declared size (zip bombs) is refused before anything is written. Then every file is checked against MANIFEST, and
 missing, extra and altered files are all named. Last, the site is built
 again from the bundled inputs: every file of the bundle (pages, assets,
 results/<label>.json, RELEASE_REPORT.md) must be byte-identical to the
@@ -61,7 +62,13 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "verify", "verify one bundle at a time (got %d arguments)", fs.NArg())
 	}
 	limitHeap()
-	rep, err := bundle.Verify(fs.Arg(0), bundle.VerifyOptions{Producer: producer()})
+	ctx, stop := interruptible()
+	defer stop()
+	rep, err := bundle.Verify(fs.Arg(0), bundle.VerifyOptions{Producer: producer(), Context: ctx})
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "releasegate verify: %s: interrupted; not verified\n", fs.Arg(0))
+		return exitFail
+	}
 	if err != nil {
 		return failure(stderr, err)
 	}

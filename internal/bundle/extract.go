@@ -3,6 +3,7 @@ package bundle
 import (
 	"archive/zip"
 	"compress/flate"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -60,6 +61,12 @@ const maxNameLen = 512
 // expand beyond its declared size or fail its checksum. On any error
 // dest is left as it was found.
 func Extract(archive, dest string, limits Limits) (*Extracted, error) {
+	return extract(context.Background(), archive, dest, limits)
+}
+
+// extract is Extract, stopping between entries once ctx is done; what it
+// wrote is then removed as on any error.
+func extract(ctx context.Context, archive, dest string, limits Limits) (*Extracted, error) {
 	limits = limits.withDefaults()
 	f, err := load.OpenNamed(archive)
 	if err != nil {
@@ -86,7 +93,7 @@ func Extract(archive, dest string, limits Limits) (*Extracted, error) {
 		return nil, err
 	}
 	x := &Extracted{Dir: filepath.Join(dest, root), Root: root, Sums: make(map[string]string, len(zr.File))}
-	if err := unpack(archive, zr.File, x, limits); err != nil {
+	if err := unpack(ctx, archive, zr.File, x, limits); err != nil {
 		os.RemoveAll(x.Dir)
 		if created {
 			os.Remove(dest)
@@ -249,10 +256,13 @@ func prepareDest(dest string) (created bool, err error) {
 
 // unpack writes every file, never trusting the declared sizes: each entry
 // is read through a limit one byte past its declared size.
-func unpack(archive string, files []*zip.File, x *Extracted, limits Limits) error {
+func unpack(ctx context.Context, archive string, files []*zip.File, x *Extracted, limits Limits) error {
 	dest := filepath.Dir(x.Dir)
 	var total int64
 	for _, zf := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		rel := strings.TrimSuffix(strings.TrimPrefix(zf.Name, x.Root+"/"), "/")
 		if strings.HasSuffix(zf.Name, "/") {
 			if zf.Name == x.Root+"/" {

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -22,12 +23,15 @@ import (
 // VerifyOptions tune Verify.
 type VerifyOptions struct {
 	Limits Limits // zero fields take DefaultLimits
-	// Producer names this releasegate, as Options.Producer does; a bundle
-	// whose VERSION names another is told apart in the report.
 	// TempDir is where the temporary extraction folder is made; "" means
 	// the system's temporary folder. The folder is removed afterwards.
-	TempDir  string
+	TempDir string
+	// Producer names this releasegate, as Options.Producer does; a bundle
+	// whose VERSION names another is told apart in the report.
 	Producer string
+	// Context stops the verification when done (Ctrl-C): Verify returns
+	// its error and removes the temporary folder. Nil means never.
+	Context context.Context
 }
 
 // SnapshotCheck is one snapshot's decision as bundled and as recomputed.
@@ -64,6 +68,10 @@ func (r *Report) Verified() bool { return len(r.Problems) == 0 }
 // error is for an archive that cannot be read or is refused as unsafe (a
 // *RefusedError).
 func Verify(archive string, opts VerifyOptions) (*Report, error) {
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	sum, err := fileSHA256(archive)
 	if err != nil {
 		return nil, err
@@ -77,7 +85,7 @@ func Verify(archive string, opts VerifyOptions) (*Report, error) {
 		return nil, err
 	}
 	defer stage.Remove()
-	x, err := Extract(archive, filepath.Join(stage.Dir, "bundle"), opts.Limits)
+	x, err := extract(ctx, archive, filepath.Join(stage.Dir, "bundle"), opts.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +94,9 @@ func Verify(archive string, opts VerifyOptions) (*Report, error) {
 	v.checkManifest()
 	v.checkRootName()
 	v.checkProducer(v.me)
-	v.rebuild()
+	if err := v.rebuild(ctx); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 
@@ -186,19 +196,22 @@ func (v *verifier) checkProducer(own string) {
 
 // rebuild builds the site again from the bundled inputs and compares it,
 // file by file, with the bundle. Files that already failed the MANIFEST
-// check are not named twice.
-func (v *verifier) rebuild() {
+// check are not named twice. Its error is ctx's, when done before the end.
+func (v *verifier) rebuild(ctx context.Context) error {
 	named := map[string]bool{}
 	for _, p := range v.rep.Problems {
 		named[p.Path] = true
 	}
 	inputs := filepath.Join(v.x.Dir, InputsDir)
-	in, err := site.Load(inputs)
+	in, err := loadSite(ctx, inputs)
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
 	if err != nil {
 		// Name files as they are inside the bundle, not in the temporary folder.
 		msg := strings.ReplaceAll(err.Error(), v.x.Dir+string(filepath.Separator), "")
 		v.problem(InputsDir+"/", Unproven, "the bundled inputs cannot be evaluated again: %s", msg)
-		return
+		return nil
 	}
 	rel := in.Release
 	if version, _, ok := parseRootName(v.x.Root); ok && version != versionName(rel) {
@@ -212,6 +225,9 @@ func (v *verifier) rebuild() {
 	}
 	rebuilt := map[string]bool{}
 	err = site.Render(in, func(path string, fresh []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		rebuilt[path] = true
 		if _, ok := v.x.Sums[path]; !ok {
 			add(path, Missing, "the site rebuilt from inputs/ has this file; the bundle does not")
@@ -233,9 +249,12 @@ func (v *verifier) rebuild() {
 		}
 		return nil
 	})
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
 	if err != nil {
 		v.problem(InputsDir+"/", Unproven, "the site cannot be built again from the bundled inputs: %v", err)
-		return
+		return nil
 	}
 	v.rep.Rebuilt = len(rebuilt)
 	for _, p := range slices.Sorted(maps.Keys(v.x.Sums)) {
@@ -263,6 +282,7 @@ func (v *verifier) rebuild() {
 		}
 		v.rep.Snapshots = append(v.rep.Snapshots, check)
 	}
+	return nil
 }
 
 func (v *verifier) madeBy() string {
