@@ -25,7 +25,9 @@ that made it) and MANIFEST, the SHA-256 of every file in sha256sum format.
 
 Bundle refuses, as bad input, what verify would refuse: case ids or
 snapshot labels that differ only in case (ER-001 and er-001), more than
-1,000,000 entries, a file over 64 MiB or a site over 8 GiB.
+1,000,000 entries, a file over 1 GiB or a site over 8 GiB. What the inputs
+show (names, the number of files, the inputs' sizes) is refused before any
+page is rendered; the finished archive is checked again.
 
 The same inputs give a byte-identical archive. Every entry carries the time
 SOURCE_DATE_EPOCH when it is set, otherwise the first day of the policy

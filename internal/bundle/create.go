@@ -47,6 +47,9 @@ type Options struct {
 	// afterLoad, when set, runs between evaluating the data folder and
 	// reading its files for the archive (tests change the data there).
 	afterLoad func()
+	// beforeRender, when set, runs just before the first page is
+	// rendered (tests count what got that far).
+	beforeRender func()
 }
 
 // Created describes a bundle written by Create.
@@ -77,7 +80,8 @@ func Create(opts Options) (*Created, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	in, err := site.Load(opts.Data)
+	limits := opts.Limits.withDefaults()
+	in, err := loadSite(ctx, opts.Data)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +96,12 @@ func Create(opts Options) (*Created, error) {
 	if err := sameInputs(opts.Data, inputs, rel); err != nil {
 		return nil, err
 	}
+	// What verify would refuse and the inputs already show is refused
+	// before a page is rendered; the finished archive is checked again.
 	if err := checkFolding(opts.Data, inputs, rel); err != nil {
+		return nil, err
+	}
+	if err := checkPlan(opts.Data, in, inputs, limits); err != nil {
 		return nil, err
 	}
 	dir := opts.Dir
@@ -108,6 +117,9 @@ func Create(opts Options) (*Created, error) {
 	defer stage.Remove()
 	tree := filepath.Join(stage.Dir, "site")
 	files := &treeWriter{ctx: ctx, root: tree, dirs: map[string]bool{}}
+	if opts.beforeRender != nil {
+		opts.beforeRender()
+	}
 	if err := site.Render(in, files.emit); err != nil {
 		return nil, err
 	}
@@ -119,15 +131,12 @@ func Create(opts Options) (*Created, error) {
 	if err := files.put(VersionName, []byte(producerLine(opts.Producer)+"\n")); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	tmp := filepath.Join(stage.Dir, "bundle.zip")
-	packed, sum, err := packFile(tmp, tree, PackOptions{Version: versionName(rel), Modified: opts.Modified})
+	packed, sum, err := packFile(ctx, tmp, tree, PackOptions{Version: versionName(rel), Modified: opts.Modified})
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPacked(tmp, opts.Limits); err != nil {
+	if err := checkPacked(tmp, limits); err != nil {
 		return nil, err
 	}
 	path := opts.Output
@@ -141,6 +150,46 @@ func Create(opts Options) (*Created, error) {
 		return nil, err
 	}
 	return &Created{Packed: *packed, Path: path, SHA256: sum, Release: rel}, nil
+}
+
+// checkPlan refuses, before anything is rendered, a bundle that verify
+// would refuse for its number of entries or for the size of an input:
+// the site's files are known from the evaluated release, the inputs'
+// sizes from their bytes.
+func checkPlan(data string, in *site.Input, inputs []input, limits Limits) error {
+	paths, err := site.Paths(in)
+	if err != nil {
+		return err
+	}
+	// The site, the inputs, VERSION and MANIFEST; a bundle has no folder
+	// entries.
+	entries := len(paths) + len(inputs) + 2
+	if entries > limits.MaxEntries {
+		return &suite.InputError{File: data, Msg: fmt.Sprintf("cannot be bundled: its site and inputs make %d files, more than the %d a bundle may hold (verify refuses more)", entries, limits.MaxEntries)}
+	}
+	var total int64
+	for _, f := range inputs {
+		size := int64(len(f.data))
+		if size > limits.MaxFileSize {
+			return &suite.InputError{File: filepath.Join(data, filepath.FromSlash(f.path)), Msg: fmt.Sprintf("cannot be bundled: %d bytes, more than the %s a bundled file may hold (verify refuses more)", size, sizeText(limits.MaxFileSize))}
+		}
+		total += size
+	}
+	if total > limits.MaxTotalSize {
+		return &suite.InputError{File: data, Msg: fmt.Sprintf("cannot be bundled: its inputs alone are %d bytes, more than the %s a bundle may expand to (verify refuses more)", total, sizeText(limits.MaxTotalSize))}
+	}
+	return nil
+}
+
+// sizeText writes a limit as people say it: "1 GiB".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // producerLine is what VERSION holds.
@@ -329,14 +378,14 @@ func caseLines(cases []byte) []int {
 
 // packFile packs the folder tree into a new archive at path and returns
 // its description and SHA-256.
-func packFile(path, tree string, opts PackOptions) (*Packed, string, error) {
+func packFile(ctx context.Context, path, tree string, opts PackOptions) (*Packed, string, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, "", err
 	}
 	h := sha256.New()
-	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16)
-	packed, err := Pack(bw, os.DirFS(tree), opts)
+	bw := bufio.NewWriterSize(contextWriter{ctx, io.MultiWriter(f, h)}, 1<<16)
+	packed, err := Pack(bw, contextFS{ctx, os.DirFS(tree)}, opts)
 	if err == nil {
 		err = bw.Flush()
 	}

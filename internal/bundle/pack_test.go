@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -309,7 +310,11 @@ func TestBundleRefusesNamesEqualUnderCaseFolding(t *testing.T) {
 		d := copyDir(t, sampleData)
 		lowerFirstCase(t, d)
 		dir := t.TempDir()
-		_, err := Create(Options{Data: d, Dir: dir})
+		rendered := false
+		_, err := Create(Options{Data: d, Dir: dir, beforeRender: func() { rendered = true }})
+		if rendered {
+			t.Error("ids equal under case folding were refused only after rendering")
+		}
 		var bad *suite.InputError
 		if !errors.As(err, &bad) || bad.Field != "case_id" || bad.Line != 13 || !strings.Contains(err.Error(), `"er-001" is the same as "ER-001" (line 1) under case folding`) {
 			t.Fatalf("Create error %v, want a bad-input error naming cases.jsonl:13 and both ids", err)
@@ -322,7 +327,11 @@ func TestBundleRefusesNamesEqualUnderCaseFolding(t *testing.T) {
 		d := copyDir(t, sampleData)
 		b, _ := os.ReadFile(filepath.Join(d, "outputs", "candidate-v3.jsonl"))
 		os.WriteFile(filepath.Join(d, "outputs", "Candidate-V3.jsonl"), b, 0o644)
-		_, err := Create(Options{Data: d, Dir: t.TempDir()})
+		rendered := false
+		_, err := Create(Options{Data: d, Dir: t.TempDir(), beforeRender: func() { rendered = true }})
+		if rendered {
+			t.Error("labels equal under case folding were refused only after rendering")
+		}
 		var bad *suite.InputError
 		if !errors.As(err, &bad) || !strings.Contains(err.Error(), "under case folding") || !strings.Contains(bad.File, "andidate-") {
 			t.Fatalf("Create error %v, want a bad-input error naming both labels", err)
@@ -350,26 +359,40 @@ func lowerFirstCase(t *testing.T, d string) {
 }
 
 func TestBundleRefusesWhatVerifyWouldRefuse(t *testing.T) {
+	whole, err := Create(Options{Data: sampleData, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		limits Limits
 		want   string
+		// early: refused before any page is rendered, from what the
+		// inputs show; otherwise by the check of the finished archive.
+		early bool
 	}{
-		{Limits{MaxEntries: 20}, " entries, more than the limit of 20"},
-		{Limits{MaxTotalSize: 100 << 10}, "more than the limit of 102400 bytes in total"},
-		{Limits{MaxFileSize: 10 << 10}, "per file"},
+		{Limits{MaxEntries: whole.Files - 1}, fmt.Sprintf("../../data: cannot be bundled: its site and inputs make %d files, more than the %d", whole.Files, whole.Files-1), true},
+		{Limits{MaxFileSize: 10 << 10}, "../../data/cases.jsonl: cannot be bundled: 11234 bytes, more than the 10240 bytes a bundled file may hold", true},
+		{Limits{MaxTotalSize: 20 << 10}, "../../data: cannot be bundled: its inputs alone are 40912 bytes, more than the 20480 bytes", true},
+		// The site's pages are only known in size once rendered.
+		{Limits{MaxTotalSize: 100 << 10}, "more than the limit of 102400 bytes in total", false},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()
-		_, err := Create(Options{Data: sampleData, Dir: dir, Limits: tt.limits})
+		rendered := false
+		_, err := Create(Options{Data: sampleData, Dir: dir, Limits: tt.limits, beforeRender: func() { rendered = true }})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("limits %+v: error %v, want one containing %q", tt.limits, err, tt.want)
+		}
+		var bad *suite.InputError
+		if tt.early && (rendered || !errors.As(err, &bad)) {
+			t.Errorf("limits %+v: rendered %v, error %T; want a bad-input error before any page is rendered", tt.limits, rendered, err)
 		}
 		if left := listFiles(t, dir); len(left) > 0 {
 			t.Errorf("a refused bundle left %v", left)
 		}
 	}
-	// Within the same limits, the bundle verifies.
-	limits := Limits{MaxEntries: 200, MaxTotalSize: 64 << 20}
+	// At the limits, the bundle is written and verifies.
+	limits := Limits{MaxEntries: whole.Files, MaxTotalSize: 64 << 20}
 	c, err := Create(Options{Data: sampleData, Dir: t.TempDir(), Limits: limits})
 	if err != nil {
 		t.Fatal(err)
