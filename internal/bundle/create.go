@@ -44,9 +44,9 @@ type Options struct {
 	// them. Zero fields take DefaultLimits.
 	Limits Limits
 
-	// afterLoad, when set, runs between evaluating the data folder and
-	// reading its files for the archive (tests change the data there).
-	afterLoad func()
+	// afterRead, when set, runs between reading the data folder's files
+	// for the archive and evaluating them (tests change the data there).
+	afterRead func()
 	// beforeRender, when set, runs just before the first page is
 	// rendered (tests count what got that far).
 	beforeRender func()
@@ -81,23 +81,29 @@ func Create(opts Options) (*Created, error) {
 		ctx = context.Background()
 	}
 	limits := opts.Limits.withDefaults()
+	// The inputs are read first, so that names a bundle cannot hold are
+	// refused in the time it takes to read them, before the evaluation.
+	inputs, err := readInputs(opts.Data)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNames(opts.Data, inputs); err != nil {
+		return nil, err
+	}
+	if opts.afterRead != nil {
+		opts.afterRead()
+	}
 	in, err := loadSite(ctx, opts.Data)
 	if err != nil {
 		return nil, err
 	}
 	rel := in.Release
-	if opts.afterLoad != nil {
-		opts.afterLoad()
-	}
-	inputs, err := readInputs(opts.Data, in.Handoff)
-	if err != nil {
+	if err := sameInputs(opts.Data, inputs, in); err != nil {
 		return nil, err
 	}
-	if err := sameInputs(opts.Data, inputs, rel); err != nil {
-		return nil, err
-	}
-	// What verify would refuse and the inputs already show is refused
-	// before a page is rendered; the finished archive is checked again.
+	// What verify would refuse and the evaluated release already shows
+	// is refused before a page is rendered; the finished archive is
+	// checked again.
 	if err := checkFolding(opts.Data, inputs, rel); err != nil {
 		return nil, err
 	}
@@ -230,10 +236,10 @@ func (t *treeWriter) put(rel string, data []byte) error {
 }
 
 // readInputs reads the files of the data folder that a bundle keeps: the
-// suite's files, HANDOFF.md as the evaluation read it, and every snapshot.
-// Each is read as every input is, a regular file inside the folder within
-// its size limit.
-func readInputs(data string, handoff []byte) ([]input, error) {
+// suite's files, HANDOFF.md, and every snapshot with its meta.json. Each
+// is read as every input is, a regular file inside the folder within its
+// size limit.
+func readInputs(data string) ([]input, error) {
 	var inputs []input
 	for _, f := range []struct {
 		name  string
@@ -252,6 +258,10 @@ func readInputs(data string, handoff []byte) ([]input, error) {
 			return nil, err
 		}
 		inputs = append(inputs, input{path: f.name, data: b})
+	}
+	handoff, err := site.ReadHandoff(data)
+	if err != nil {
+		return nil, err
 	}
 	if handoff != nil {
 		inputs = append(inputs, input{path: load.HandoffFile, data: handoff})
@@ -288,9 +298,22 @@ func versionName(rel *evaluator.Release) string {
 	return "no-policy"
 }
 
-// sameInputs makes sure the site was built from the very bytes that are
+// sameInputs makes sure the site is built from the very bytes that are
 // bundled, in case the data folder changed in between.
-func sameInputs(data string, inputs []input, rel *evaluator.Release) error {
+func sameInputs(data string, inputs []input, in *site.Input) error {
+	rel := in.Release
+	bundled := false
+	for _, f := range inputs {
+		if f.path == load.HandoffFile {
+			bundled = true
+			if !bytes.Equal(f.data, in.Handoff) {
+				return changedError(data, f.path)
+			}
+		}
+	}
+	if !bundled && len(in.Handoff) > 0 {
+		return changedError(data, load.HandoffFile)
+	}
 	want := map[string]string{
 		load.PolicyFile: rel.Suite.PolicySHA256,
 		load.CasesFile:  rel.Suite.CasesSHA256,
@@ -322,18 +345,16 @@ func changedError(data, path string) error {
 	return fmt.Errorf("%s changed while the bundle was being made; run bundle again", filepath.Join(data, filepath.FromSlash(path)))
 }
 
-// checkFolding refuses case ids and snapshot labels that differ only in
-// case: their pages would share a name on a case-insensitive disk, and
-// verify refuses such an archive.
+// checkFolding refuses case ids and snapshot labels of the evaluated
+// release that differ only in case: their pages would share a name on a
+// case-insensitive disk, and verify refuses such an archive. checkNames
+// has checked the bytes already; this checks what was evaluated.
 func checkFolding(data string, inputs []input, rel *evaluator.Release) error {
 	labels := map[string]string{}
 	for _, s := range rel.Snapshots {
 		folded := strings.ToLower(s.Label())
 		if prev, ok := labels[folded]; ok {
-			return &suite.InputError{
-				File: filepath.Join(data, load.OutputsDir, s.Label()+".jsonl"),
-				Msg:  fmt.Sprintf("snapshot label %q is the same as %q under case folding; a bundle cannot hold both, since their pages would share a file name on a case-insensitive disk", s.Label(), prev),
-			}
+			return labelsFold(data, s.Label(), prev)
 		}
 		labels[folded] = s.Label()
 	}
@@ -344,18 +365,17 @@ func checkFolding(data string, inputs []input, rel *evaluator.Release) error {
 		}
 	}
 	lines := caseLines(cases)
+	lineOf := func(i int) int {
+		if i < len(lines) {
+			return lines[i]
+		}
+		return 0
+	}
 	first := map[string]int{}
 	for i, c := range rel.Suite.Cases {
 		folded := strings.ToLower(c.ID)
 		if j, ok := first[folded]; ok {
-			line := 0
-			if i < len(lines) {
-				line = lines[i]
-			}
-			return &suite.InputError{
-				File: filepath.Join(data, load.CasesFile), Line: line, Field: "case_id",
-				Msg: fmt.Sprintf("%q is the same as %q (line %d) under case folding; a bundle cannot hold both, since their pages would share a file name on a case-insensitive disk", c.ID, rel.Suite.Cases[j].ID, lines[min(j, len(lines)-1)]),
-			}
+			return idsFold(data, lineOf(i), c.ID, rel.Suite.Cases[j].ID, lineOf(j))
 		}
 		first[folded] = i
 	}

@@ -287,8 +287,8 @@ func TestFailedBundleLeavesNothing(t *testing.T) {
 }
 
 func TestChangedDataDuringBundleIsRefused(t *testing.T) {
-	// The snapshot changes after the bundle read its inputs and before the
-	// site is built from the data folder: the site would not match.
+	// The snapshot changes after the bundle read its inputs and before
+	// they are evaluated: the site would not match the bundled bytes.
 	d := copyDir(t, sampleData)
 	change := func() {
 		f := filepath.Join(d, "outputs", "candidate-v3.jsonl")
@@ -296,7 +296,7 @@ func TestChangedDataDuringBundleIsRefused(t *testing.T) {
 		os.WriteFile(f, append(b, '\n'), 0o644)
 	}
 	dir := t.TempDir()
-	_, err := Create(Options{Data: d, Dir: dir, afterLoad: change})
+	_, err := Create(Options{Data: d, Dir: dir, afterRead: change})
 	if err == nil || !strings.Contains(err.Error(), "candidate-v3.jsonl changed") {
 		t.Fatalf("Create error %v, want one saying candidate-v3.jsonl changed", err)
 	}
@@ -310,10 +310,10 @@ func TestBundleRefusesNamesEqualUnderCaseFolding(t *testing.T) {
 		d := copyDir(t, sampleData)
 		lowerFirstCase(t, d)
 		dir := t.TempDir()
-		rendered := false
-		_, err := Create(Options{Data: d, Dir: dir, beforeRender: func() { rendered = true }})
-		if rendered {
-			t.Error("ids equal under case folding were refused only after rendering")
+		evaluated := false
+		_, err := Create(Options{Data: d, Dir: dir, afterRead: func() { evaluated = true }})
+		if evaluated {
+			t.Error("ids equal under case folding were refused only after evaluating the suite")
 		}
 		var bad *suite.InputError
 		if !errors.As(err, &bad) || bad.Field != "case_id" || bad.Line != 13 || !strings.Contains(err.Error(), `"er-001" is the same as "ER-001" (line 1) under case folding`) {
@@ -327,10 +327,10 @@ func TestBundleRefusesNamesEqualUnderCaseFolding(t *testing.T) {
 		d := copyDir(t, sampleData)
 		b, _ := os.ReadFile(filepath.Join(d, "outputs", "candidate-v3.jsonl"))
 		os.WriteFile(filepath.Join(d, "outputs", "Candidate-V3.jsonl"), b, 0o644)
-		rendered := false
-		_, err := Create(Options{Data: d, Dir: t.TempDir(), beforeRender: func() { rendered = true }})
-		if rendered {
-			t.Error("labels equal under case folding were refused only after rendering")
+		evaluated := false
+		_, err := Create(Options{Data: d, Dir: t.TempDir(), afterRead: func() { evaluated = true }})
+		if evaluated {
+			t.Error("labels equal under case folding were refused only after evaluating the suite")
 		}
 		var bad *suite.InputError
 		if !errors.As(err, &bad) || !strings.Contains(err.Error(), "under case folding") || !strings.Contains(bad.File, "andidate-") {

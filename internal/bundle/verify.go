@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
@@ -382,11 +383,39 @@ func describeTextDiff(bundled, fresh []byte) string {
 	g, w := strings.Split(string(bundled), "\n"), strings.Split(string(fresh), "\n")
 	for i := 0; i < len(g) && i < len(w); i++ {
 		if g[i] != w[i] {
-			return fmt.Sprintf("line %d: %q in the bundle, %q recomputed", i+1, clip(g[i]), clip(w[i]))
+			at := commonPrefix(g[i], w[i])
+			if at <= diffLead {
+				return fmt.Sprintf("line %d: %q in the bundle, %q recomputed", i+1, clip(g[i]), clip(w[i]))
+			}
+			// A long line (a page's) differs far in: show where.
+			return fmt.Sprintf("line %d, byte %d: %q in the bundle, %q recomputed", i+1, at+1, around(g[i], at), around(w[i], at))
 		}
 	}
 	if len(g) < len(w) {
 		return fmt.Sprintf("the bundle's copy ends at line %d; recomputed it goes on with %q", len(g), clip(w[len(g)]))
 	}
 	return fmt.Sprintf("the recomputed report ends at line %d; the bundle's copy goes on with %q", len(w), clip(g[len(w)]))
+}
+
+// diffLead is how much of a line is shown before the first difference.
+const diffLead = 24
+
+// commonPrefix is the length in bytes of the longest common prefix of a
+// and b.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// around clips s to a window starting diffLead bytes before at, on a
+// character boundary, marking what is cut with "…".
+func around(s string, at int) string {
+	start := at - diffLead
+	for start > 0 && !utf8.RuneStart(s[start]) {
+		start--
+	}
+	return "…" + clip(s[start:])
 }

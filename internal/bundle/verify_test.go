@@ -334,6 +334,9 @@ func TestDescribeTextDiff(t *testing.T) {
 		{"a\n", "a\nb\n", `line 2: "" in the bundle, "b" recomputed`},
 		{"a\nb", "a\nb\n", `the bundle's copy ends at line 2`},
 		{"a\nb\n\n", "a\nb\n", `the recomputed report ends at line 3; the bundle's copy goes on with ""`},
+		// Far into a long line, the difference is shown, not the line's start.
+		{strings.Repeat("<p>", 30) + "PASS§" + strings.Repeat("x", 200), strings.Repeat("<p>", 30) + "BLOCK§", `line 1, byte 91: "…<p><p><p><p><p><p><p><p>PASS§xxxx`},
+		{"é" + strings.Repeat("x", 40) + "a", "é" + strings.Repeat("x", 40) + "b", `line 1, byte 43: "…xxxxxxxxxxxxxxxxxxxxxxxxa" in the bundle, "…xxxxxxxxxxxxxxxxxxxxxxxxb" recomputed`},
 	}
 	for _, tt := range tests {
 		if got := describeTextDiff([]byte(tt.bundled), []byte(tt.fresh)); !strings.Contains(got, tt.want) {
