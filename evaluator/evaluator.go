@@ -165,6 +165,13 @@ func EvaluateFile(s *suite.Suite, label, path string, opts Options) (*Snapshot, 
 	return evaluateFile(s, load.SnapshotFile{Label: label, Path: path, Meta: meta}, opts)
 }
 
+// EvaluateSnapshot evaluates a snapshot listed by load.Snapshots: its
+// outputs file is opened inside the data folder it was listed in, as
+// every input is, and its meta.json is the one read when it was listed.
+func EvaluateSnapshot(s *suite.Suite, file load.SnapshotFile, opts Options) (*Snapshot, error) {
+	return evaluateFile(s, file, opts)
+}
+
 func evaluateFile(s *suite.Suite, file load.SnapshotFile, opts Options) (*Snapshot, error) {
 	f, err := file.Open()
 	if err != nil {

@@ -225,7 +225,7 @@ func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(
 		}
 		redone = append(redone, f.Label)
 		wg.Go(func() {
-			rel.Snapshots[i], errs[i] = evaluator.EvaluateFile(s, f.Label, f.Path, evaluator.Options{KeepOutputs: true, KeepInputs: true})
+			rel.Snapshots[i], errs[i] = evaluator.EvaluateSnapshot(s, f, evaluator.Options{KeepOutputs: true, KeepInputs: true})
 		})
 	}
 	wg.Wait()
