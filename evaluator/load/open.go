@@ -47,6 +47,12 @@ func Open(dir, path string) (*os.File, error) {
 	case !errors.Is(err, errNoBeneath):
 		return nil, err
 	}
+	return openResolved(dir, path)
+}
+
+// openResolved is Open without openat2: the path is resolved and checked
+// first, then opened without following a link at its last step.
+func openResolved(dir, path string) (*os.File, error) {
 	real, err := resolveInside(dir, path)
 	if err != nil {
 		return nil, err
@@ -130,6 +136,11 @@ func checkInside(dir, path string, ok func(fs.FileMode) bool, msg string) error 
 		}
 		return nil
 	}
+	return checkResolved(dir, path, ok, msg)
+}
+
+// checkResolved is checkInside without openat2.
+func checkResolved(dir, path string, ok func(fs.FileMode) bool, msg string) error {
 	real, err := resolveInside(dir, path)
 	if err != nil {
 		return err
