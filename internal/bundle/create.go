@@ -90,6 +90,9 @@ func Create(opts Options) (*Created, error) {
 	if err := checkNames(opts.Data, inputs); err != nil {
 		return nil, err
 	}
+	if err := checkSizes(opts.Data, inputs, limits); err != nil {
+		return nil, err
+	}
 	if opts.afterRead != nil {
 		opts.afterRead()
 	}
@@ -159,9 +162,8 @@ func Create(opts Options) (*Created, error) {
 }
 
 // checkPlan refuses, before anything is rendered, a bundle that verify
-// would refuse for its number of entries or for the size of an input:
-// the site's files are known from the evaluated release, the inputs'
-// sizes from their bytes.
+// would refuse for its number of entries: the site's files are known from
+// the evaluated release.
 func checkPlan(data string, in *site.Input, inputs []input, limits Limits) error {
 	paths, err := site.Paths(in)
 	if err != nil {
@@ -173,6 +175,12 @@ func checkPlan(data string, in *site.Input, inputs []input, limits Limits) error
 	if entries > limits.MaxEntries {
 		return &suite.InputError{File: data, Msg: fmt.Sprintf("cannot be bundled: its site and inputs make %d files, more than the %d a bundle may hold (verify refuses more)", entries, limits.MaxEntries)}
 	}
+	return nil
+}
+
+// checkSizes refuses, before the inputs are evaluated, a bundle that
+// verify would refuse for the size of an input or of the inputs together.
+func checkSizes(data string, inputs []input, limits Limits) error {
 	var total int64
 	for _, f := range inputs {
 		size := int64(len(f.data))

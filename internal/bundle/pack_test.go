@@ -366,26 +366,27 @@ func TestBundleRefusesWhatVerifyWouldRefuse(t *testing.T) {
 	tests := []struct {
 		limits Limits
 		want   string
-		// early: refused before any page is rendered, from what the
-		// inputs show; otherwise by the check of the finished archive.
-		early bool
+		// Where it is refused: before the suite is evaluated, from the
+		// inputs' bytes; before any page is rendered, from the evaluated
+		// release; or by the check of the finished archive.
+		evaluated, rendered bool
 	}{
-		{Limits{MaxEntries: whole.Files - 1}, fmt.Sprintf("../../data: cannot be bundled: its site and inputs make %d files, more than the %d", whole.Files, whole.Files-1), true},
-		{Limits{MaxFileSize: 10 << 10}, "../../data/cases.jsonl: cannot be bundled: 11234 bytes, more than the 10240 bytes a bundled file may hold", true},
-		{Limits{MaxTotalSize: 20 << 10}, "../../data: cannot be bundled: its inputs alone are 40912 bytes, more than the 20480 bytes", true},
+		{Limits{MaxEntries: whole.Files - 1}, fmt.Sprintf("../../data: cannot be bundled: its site and inputs make %d files, more than the %d", whole.Files, whole.Files-1), true, false},
+		{Limits{MaxFileSize: 10 << 10}, "../../data/cases.jsonl: cannot be bundled: 11234 bytes, more than the 10240 bytes a bundled file may hold", false, false},
+		{Limits{MaxTotalSize: 20 << 10}, "../../data: cannot be bundled: its inputs alone are 40912 bytes, more than the 20480 bytes", false, false},
 		// The site's pages are only known in size once rendered.
-		{Limits{MaxTotalSize: 100 << 10}, "more than the limit of 102400 bytes in total", false},
+		{Limits{MaxTotalSize: 100 << 10}, "more than the limit of 102400 bytes in total", true, true},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()
-		rendered := false
-		_, err := Create(Options{Data: sampleData, Dir: dir, Limits: tt.limits, beforeRender: func() { rendered = true }})
+		evaluated, rendered := false, false
+		_, err := Create(Options{Data: sampleData, Dir: dir, Limits: tt.limits, afterRead: func() { evaluated = true }, beforeRender: func() { rendered = true }})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("limits %+v: error %v, want one containing %q", tt.limits, err, tt.want)
 		}
 		var bad *suite.InputError
-		if tt.early && (rendered || !errors.As(err, &bad)) {
-			t.Errorf("limits %+v: rendered %v, error %T; want a bad-input error before any page is rendered", tt.limits, rendered, err)
+		if evaluated != tt.evaluated || rendered != tt.rendered || !tt.rendered && !errors.As(err, &bad) {
+			t.Errorf("limits %+v: evaluated %v, rendered %v, error %T; want %v, %v and a bad-input error when refused before rendering", tt.limits, evaluated, rendered, err, tt.evaluated, tt.rendered)
 		}
 		if left := listFiles(t, dir); len(left) > 0 {
 			t.Errorf("a refused bundle left %v", left)
