@@ -3,6 +3,7 @@ package bundle
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -400,5 +401,56 @@ func TestBundleRefusesWhatVerifyWouldRefuse(t *testing.T) {
 	}
 	if rep, err := Verify(c.Path, VerifyOptions{TempDir: t.TempDir(), Limits: limits}); err != nil || !rep.Verified() {
 		t.Fatalf("Verify = %+v, %v", rep, err)
+	}
+}
+
+// TestCreateStopsWhenCancelled cancels a bundle at each of its stages:
+// Create returns the context's error and leaves nothing beside the
+// archive it would have written.
+func TestCreateStopsWhenCancelled(t *testing.T) {
+	for _, stage := range []string{"before", "after reading", "before rendering"} {
+		t.Run(stage, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			opts := Options{Data: sampleData, Dir: t.TempDir(), Context: ctx}
+			switch stage {
+			case "before":
+				cancel()
+			case "after reading":
+				opts.afterRead = cancel
+			case "before rendering":
+				opts.beforeRender = cancel
+			}
+			if _, err := Create(opts); !errors.Is(err, context.Canceled) {
+				t.Fatalf("Create = %v, want context.Canceled", err)
+			}
+			if left, _ := os.ReadDir(opts.Dir); len(left) > 0 {
+				t.Errorf("a cancelled bundle left %v", left)
+			}
+		})
+	}
+	// Packing stops at the next file, and at the next write.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tree := t.TempDir()
+	os.MkdirAll(filepath.Join(tree, InputsDir), 0o755)
+	os.WriteFile(filepath.Join(tree, InputsDir, "cases.jsonl"), []byte("{}\n"), 0o644)
+	if _, _, err := packFile(ctx, filepath.Join(t.TempDir(), "b.zip"), tree, PackOptions{Version: "ER-2026.10"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("packFile = %v, want context.Canceled", err)
+	}
+}
+
+// TestVerifyStopsWhenCancelled: a cancelled verify returns the context's
+// error and removes its temporary folder.
+func TestVerifyStopsWhenCancelled(t *testing.T) {
+	archive := makeBundle(t, sampleData, time.Time{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tmp := t.TempDir()
+	if _, err := Verify(archive, VerifyOptions{TempDir: tmp, Context: ctx}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Verify = %v, want context.Canceled", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("a cancelled verify left %v", left)
 	}
 }
