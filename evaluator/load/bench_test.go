@@ -62,3 +62,34 @@ func BenchmarkParseCase(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadLines reads a 10,000-line outputs file whole, as a bundle
+// keeps it, against os.ReadFile of the same file (no checks).
+func BenchmarkReadLines(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(sampleDir, "outputs", "candidate-v3.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	path := filepath.Join(dir, "big.jsonl")
+	data := bytes.Repeat(src, 10_000/bytes.Count(src, []byte("\n")))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("ReadLines", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := ReadLines(dir, path, 1<<30); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("os.ReadFile", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := os.ReadFile(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -88,6 +89,75 @@ func ReadFile(dir, path string, limit int64) ([]byte, error) {
 	}
 	defer f.Close()
 	return readLimited(f, path, limit)
+}
+
+// ReadLines reads the JSON Lines input at path inside the data folder dir
+// whole, for a caller that keeps its bytes (a bundle). It refuses a file
+// of more than limit bytes before reading it, and a file with a line
+// longer than MaxLineBytes, as the line reader does, after a first pass
+// that keeps nothing: a file of one endless line costs no memory, and a
+// good one exactly its size.
+func ReadLines(dir, path string, limit int64) ([]byte, error) {
+	f, err := Open(dir, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := info.Size()
+	if size > limit {
+		return nil, &suite.InputError{File: path, Msg: fmt.Sprintf("larger than the limit of %s", sizeText(limit))}
+	}
+	if err := checkLineLengths(f, path, size); err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
+	}
+	out := make([]byte, size)
+	if _, err := io.ReadFull(f, out); err != nil {
+		return nil, fmt.Errorf("%s: changed while being read (%w); run again", path, err)
+	}
+	if n, _ := f.Read(make([]byte, 1)); n > 0 {
+		return nil, fmt.Errorf("%s: changed while being read (it grew); run again", path)
+	}
+	return out, nil
+}
+
+// checkLineLengths reads the first size bytes of f and refuses the first
+// line longer than MaxLineBytes, naming it.
+func checkLineLengths(f *os.File, path string, size int64) error {
+	chunk := make([]byte, 64<<10)
+	r := io.LimitReader(f, size)
+	line, lineLen := 1, 0
+	for {
+		n, err := r.Read(chunk)
+		for rest := chunk[:n]; ; {
+			i := bytes.IndexByte(rest, '\n')
+			if i < 0 {
+				lineLen += len(rest)
+			} else {
+				lineLen += i
+			}
+			// +1: a CR before the line end is not counted.
+			if lineLen > MaxLineBytes+1 {
+				return &suite.InputError{File: path, Line: line, Msg: fmt.Sprintf("line longer than the limit of %s", sizeText(MaxLineBytes))}
+			}
+			if i < 0 {
+				break
+			}
+			line, lineLen, rest = line+1, 0, rest[i+1:]
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, unwrapPath(err))
+		}
+	}
 }
 
 // ReadNamed reads a file named on the command line (or beside one), a

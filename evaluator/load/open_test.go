@@ -172,3 +172,45 @@ func copySample(t *testing.T) string {
 	}
 	return dst
 }
+
+// TestReadLinesStopsAtALongLine reads JSON Lines whole, as a bundle keeps
+// them: lines within the limit are read byte for byte, a file over its
+// size limit is refused before a byte is read, and a line over the line
+// limit is refused, naming it, without reading the rest.
+func TestReadLinesStopsAtALongLine(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cases.jsonl")
+	content := "{\"a\":1}\r\n\n{\"b\":2}"
+	os.WriteFile(path, []byte(content), 0o644)
+	if b, err := ReadLines(dir, path, 1<<20); err != nil || string(b) != content {
+		t.Fatalf("ReadLines = %q, %v", b, err)
+	}
+	if _, err := ReadLines(dir, path, 4); err == nil || err.Error() != path+": larger than the limit of 4 bytes" {
+		t.Fatalf("over the size limit: %v", err)
+	}
+	os.Symlink("/dev/zero", filepath.Join(dir, "zero.jsonl"))
+	if _, err := ReadLines(dir, filepath.Join(dir, "zero.jsonl"), 1<<62); err == nil || !strings.Contains(err.Error(), notInside) {
+		t.Fatalf("a link to /dev/zero: %v", err)
+	}
+	if testing.Short() {
+		return
+	}
+	// Two lines, then a sparse gigabyte with no line end.
+	f, _ := os.Create(path)
+	f.WriteString("{}\n{}\n")
+	if err := f.Truncate(1 << 30); err != nil {
+		t.Skipf("sparse file: %v", err)
+	}
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := ReadLines(dir, path, 1<<62)
+	runtime.ReadMemStats(&after)
+	if err == nil || err.Error() != path+":3: line longer than the limit of 64 MiB" {
+		t.Fatalf("a line over the limit: %v", err)
+	}
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > 1<<20 {
+		t.Errorf("allocated %d KiB before refusing the line", grown>>10)
+	}
+}

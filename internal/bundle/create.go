@@ -83,7 +83,7 @@ func Create(opts Options) (*Created, error) {
 	limits := opts.Limits.withDefaults()
 	// The inputs are read first, so that names a bundle cannot hold are
 	// refused in the time it takes to read them, before the evaluation.
-	inputs, err := readInputs(opts.Data)
+	inputs, err := readInputs(opts.Data, limits)
 	if err != nil {
 		return nil, err
 	}
@@ -246,8 +246,9 @@ func (t *treeWriter) put(rel string, data []byte) error {
 // readInputs reads the files of the data folder that a bundle keeps: the
 // suite's files, HANDOFF.md, and every snapshot with its meta.json. Each
 // is read as every input is, a regular file inside the folder within its
-// size limit.
-func readInputs(data string) ([]input, error) {
+// size limit; cases.jsonl and the snapshots within the size a bundled
+// file may have, and no further than a line over the line limit.
+func readInputs(data string, limits Limits) ([]input, error) {
 	var inputs []input
 	for _, f := range []struct {
 		name  string
@@ -255,10 +256,16 @@ func readInputs(data string) ([]input, error) {
 	}{
 		{load.PolicyFile, load.MaxDocumentBytes},
 		{load.SchemaFile, load.MaxDocumentBytes},
-		{load.CasesFile, 1 << 62}, // bounded per line while evaluating
+		{load.CasesFile, 0}, // JSON Lines
 		{load.GateFile, load.MaxSmallJSONBytes},
 	} {
-		b, err := load.ReadFile(data, filepath.Join(data, f.name), f.limit)
+		var b []byte
+		var err error
+		if f.limit == 0 {
+			b, err = load.ReadLines(data, filepath.Join(data, f.name), limits.MaxFileSize)
+		} else {
+			b, err = load.ReadFile(data, filepath.Join(data, f.name), f.limit)
+		}
 		if errors.Is(err, fs.ErrNotExist) && f.name == load.PolicyFile {
 			continue // optional
 		}
@@ -279,7 +286,7 @@ func readInputs(data string) ([]input, error) {
 		return nil, err
 	}
 	for _, s := range snaps {
-		b, err := load.ReadFile(data, s.Path, 1<<62)
+		b, err := load.ReadLines(data, s.Path, limits.MaxFileSize)
 		if err != nil {
 			return nil, err
 		}
