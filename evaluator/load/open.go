@@ -320,6 +320,8 @@ func readLimited(f *os.File, name string, limit int64) ([]byte, error) {
 // sizeText writes a limit as people say it: "16 MiB".
 func sizeText(n int64) string {
 	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)
 	case n >= 1<<10 && n%(1<<10) == 0:
