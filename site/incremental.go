@@ -3,7 +3,6 @@ package site
 import (
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 
 	"github.com/releasegate/releasegate/evaluator"
@@ -157,12 +156,19 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 	return r.run(jobs, emit, runOptions{})
 }
 
-// SameFrame reports whether every page's frame (its navigation, footer
-// and provenance) is the same for two inputs. When it is not, every page
-// changes, and only RenderAll brings a site up to date.
+// SameFrame reports whether every page's frame but its footer (the
+// navigation, which links the snapshots, the policy and the handoff) is
+// the same for two inputs. When it is not, every page changes, and only
+// RenderAll brings a site up to date. The footer is left out: it is the
+// same on every page (see Renderer.Footer), so a change of it alone is
+// one new footer, not a new site.
 func SameFrame(a, b *Input) bool {
 	va, errA := newView(a)
 	vb, errB := newView(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	x, y := va.info, vb.info
 	// Where results live is part of every page's links.
-	return errA == nil && errB == nil && reflect.DeepEqual(va.info, vb.info) && va.paths == vb.paths
+	return slices.Equal(x.Labels, y.Labels) && x.HasHandoff == y.HasHandoff && x.HasPolicy == y.HasPolicy && va.paths == vb.paths
 }

@@ -124,7 +124,7 @@ func BenchmarkRebuildOneSnapshot(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(processCPU(b)-cpuBefore)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
-			b.ReportMetric(float64(len(bld.files)), "files")
+			b.ReportMetric(float64(bld.files.len()), "files")
 		})
 	}
 }

@@ -1,14 +1,12 @@
 package serve
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"maps"
 	"reflect"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/releasegate/releasegate/evaluator"
@@ -25,6 +23,7 @@ type renderer interface {
 	RenderCases(in *site.Input, label string, caseIDs []string, emit site.Emit) error
 	RenderShared(in *site.Input, emit site.Emit) error
 	RenderParts(in *site.Input, parts site.Parts, emit site.Emit) error
+	Footer(in *site.Input) ([]byte, error)
 }
 
 // newRendererFunc makes a renderer from templates/ and assets/.
@@ -45,7 +44,7 @@ type builder struct {
 	renderer renderer
 	release  *evaluator.Release
 	handoff  []byte
-	files    map[string][]byte
+	files    *siteFiles
 
 	// carry holds the changes of failed builds: they still need doing.
 	carry changeSet
@@ -53,9 +52,11 @@ type builder struct {
 
 // outcome is what a successful build changed.
 type outcome struct {
-	files     map[string][]byte // the whole new site
-	changed   bool              // some file was added, removed or altered
+	files     *siteFiles // the whole new site
+	changed   bool       // some file was added, removed or altered
 	decisions []decisionChange
+	// rendered is how many files were rendered.
+	rendered int
 }
 
 // decisionChange is a snapshot whose decision differs from the last good
@@ -112,7 +113,8 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	}
 	var (
 		reevaluated []string
-		redo        []int // cases whose definition or citations changed
+		redo        []int    // cases whose definition or citations changed
+		described   []string // snapshots kept but for their meta.json
 	)
 	switch {
 	case ch.All || ch.Suite:
@@ -121,7 +123,7 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 			return nil, next, err
 		}
 		next.release = in.Release
-	case len(ch.Edited) > 0 || len(ch.Labels) > 0:
+	case len(ch.Edited) > 0 || len(ch.Labels) > 0 || len(ch.Metas) > 0:
 		s, again, keep := b.release.Suite, func(label string) bool { return ch.Labels[label] }, keepSnapshot
 		if len(ch.Edited) > 0 {
 			edited, err := load.Suite(b.data, load.Options{KeepInputs: true})
@@ -145,6 +147,7 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 		// too (they link to each other), so the whole site is rendered.
 		full = full || !sameSet
 		next.release, reevaluated = rel, labels
+		described = describedAgain(b.release, rel, labels)
 	}
 	if ch.All || ch.Handoff {
 		// As in a build, a missing HANDOFF.md only means no handoff page.
@@ -158,24 +161,29 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	}
 
 	in := &site.Input{Release: next.release, Handoff: next.handoff}
-	// Every page's footer names the suite's inputs by their hashes, so an
-	// edit of the suite files renders every page (though only what the
-	// edit changed was judged again).
+	// Every page's footer names the suite's inputs by their hashes. The
+	// site keeps it apart from the pages, so an edit of the suite renders
+	// only the pages whose content it changes; one of the navigation
+	// (a snapshot's order, the handoff page appearing) renders them all.
 	full = full || !site.SameFrame(&site.Input{Release: b.release, Handoff: b.handoff}, in)
+	footer, err := next.renderer.Footer(in)
+	if err != nil {
+		return nil, next, err
+	}
 	var c *collector
 	if full {
-		c = newCollector(nil, b.files)
+		c = newCollector(nil, b.files, footer)
 		if err := next.renderer.RenderAll(in, c.emit); err != nil {
 			return nil, next, err
 		}
 	} else {
-		c = newCollector(b.files, b.files)
+		c = newCollector(b.files, b.files, footer)
 		var jobs []func() error
 		if len(ch.Edited) > 0 {
 			parts := editedParts(b.release, next.release, reevaluated, redo)
+			addDescribed(&parts, described)
 			jobs = append(jobs, func() error { return next.renderer.RenderParts(in, parts, c.emit) })
-			reevaluated = nil // parts holds their pages too
-
+			reevaluated, described = nil, nil // parts holds their pages too
 		}
 		for _, label := range reevaluated {
 			// Only the cases whose output or verdict changed get their
@@ -184,18 +192,26 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 			cases := changedCases(b.release.Suite, snapshotOf(b.release, label), snapshotOf(next.release, label))
 			jobs = append(jobs, func() error { return next.renderer.RenderCases(in, label, cases, c.emit) })
 		}
+		for _, label := range described {
+			// A new description shows on the snapshot's own page and
+			// results file and on the pages about every snapshot.
+			jobs = append(jobs, func() error { return next.renderer.RenderCases(in, label, nil, c.emit) })
+		}
 		if len(jobs) == 0 && ch.Handoff {
-			jobs = append(jobs, func() error { return next.renderer.RenderShared(in, c.emit) })
+			// The pages about no one case or snapshot: the handoff page,
+			// the overview that checks it against the decisions.
+			jobs = append(jobs, func() error { return next.renderer.RenderParts(in, site.Parts{}, c.emit) })
 		}
 		if err := runAll(jobs); err != nil {
 			return nil, next, err
 		}
 	}
-	next.files = c.files
+	next.files = c.site
 	return &outcome{
-		files:     c.files,
-		changed:   c.changed || len(c.files) != len(b.files),
+		files:     c.site,
+		changed:   c.changed || c.site.len() != b.files.len(),
 		decisions: diffDecisions(b.release, next.release),
+		rendered:  c.rendered,
 	}, next, nil
 }
 
@@ -220,7 +236,7 @@ func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(
 		c, ok := cached[f.Label]
 		sameSet = sameSet && ok
 		if ok && !again(f.Label) {
-			wg.Go(func() { rel.Snapshots[i] = keep(c) })
+			wg.Go(func() { rel.Snapshots[i] = withMeta(keep(c), f.Meta) })
 			continue
 		}
 		redone = append(redone, f.Label)
@@ -240,6 +256,34 @@ func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(
 
 // keepSnapshot reuses a snapshot as it is.
 func keepSnapshot(s *evaluator.Snapshot) *evaluator.Snapshot { return s }
+
+// withMeta is s described by m, its meta.json as it reads now: a
+// snapshot kept from the last build may have been described otherwise.
+// A meta.json judges nothing, so the verdicts stay.
+func withMeta(s *evaluator.Snapshot, m *suite.Meta) *evaluator.Snapshot {
+	if reflect.DeepEqual(s.Result.Meta, m) {
+		return s
+	}
+	described := *s
+	described.Result.Meta = m
+	return &described
+}
+
+// describedAgain lists, in release order, the snapshots of after that
+// were not evaluated again (those in reevaluated were) and whose
+// meta.json differs from before's.
+func describedAgain(before, after *evaluator.Release, reevaluated []string) []string {
+	var labels []string
+	for _, s := range after.Snapshots {
+		if slices.Contains(reevaluated, s.Label()) {
+			continue
+		}
+		if old := snapshotOf(before, s.Label()); old != nil && !reflect.DeepEqual(old.Result.Meta, s.Result.Meta) {
+			labels = append(labels, s.Label())
+		}
+	}
+	return labels
+}
 
 // snapshotOf finds a snapshot of rel by label; nil when there is none.
 func snapshotOf(rel *evaluator.Release, label string) *evaluator.Snapshot {
@@ -288,38 +332,6 @@ func runAll(jobs []func() error) error {
 			return err
 		}
 	}
-	return nil
-}
-
-// collector gathers rendered files into a new site, starting from a copy
-// of base, and notes whether any differ from old. Its emit may be called
-// from several goroutines.
-type collector struct {
-	mu      sync.Mutex
-	files   map[string][]byte
-	old     map[string][]byte
-	changed bool
-}
-
-func newCollector(base, old map[string][]byte) *collector {
-	files := maps.Clone(base)
-	if files == nil {
-		files = make(map[string][]byte, len(old))
-	}
-	return &collector{files: files, old: old}
-}
-
-func (c *collector) emit(name string, data []byte) error {
-	if !fs.ValidPath(name) || name == "." || strings.Contains(name, `\`) {
-		return fmt.Errorf("site: refusing to serve %q: not a path inside the site", name)
-	}
-	// data is ours to keep: site.Emit gives every call a slice of its own.
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if prev, ok := c.old[name]; !ok || !bytes.Equal(prev, data) {
-		c.changed = true
-	}
-	c.files[name] = data
 	return nil
 }
 

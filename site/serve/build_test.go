@@ -26,8 +26,8 @@ func newTestBuilder(t *testing.T, nr newRendererFunc) (*builder, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !out.changed || len(out.files) == 0 {
-		t.Fatalf("first build: changed %v, %d files", out.changed, len(out.files))
+	if !out.changed || out.files.len() == 0 {
+		t.Fatalf("first build: changed %v, %d files", out.changed, out.files.len())
 	}
 	return b, data
 }
@@ -164,11 +164,12 @@ func TestHandoffRendersSharedPagesOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, shared, snaps := calls.snapshot()
-	if all != 1 || shared != 1 || len(snaps) != 0 || b.release != rel {
-		t.Errorf("all %d shared %d snapshots %q, release reused %v", all, shared, snaps, b.release == rel)
+	// The pages about no one case or snapshot; no case history.
+	all, _, snaps := calls.snapshot()
+	if parts := calls.partsRendered(); all != 1 || len(snaps) != 0 || len(parts) != 1 || !reflect.DeepEqual(parts[0], site.Parts{}) || b.release != rel {
+		t.Errorf("all %d, snapshots %q, parts %+v, release reused %v", all, snaps, parts, b.release == rel)
 	}
-	if !strings.Contains(string(out.files["handoff.html"]), "# New handoff") {
+	if !strings.Contains(string(fileOf(t, out.files, "handoff.html")), "# New handoff") {
 		t.Error("handoff page not updated")
 	}
 	// A missing HANDOFF.md is no error, as in a build.
@@ -196,7 +197,7 @@ func TestSchemaChangeRedoesEverything(t *testing.T) {
 }
 
 // TestSuiteEditsRenderWhatTheyChange checks which cases each kind of
-// suite edit judges again and which pages it changes besides every
+// suite edit judges again and which pages it renders besides every
 // page's footer; TestIncrementalSiteEqualsAFullBuild and
 // TestRandomEditsEqualAFullBuild check that they are the right ones.
 func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
@@ -250,16 +251,16 @@ func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
 				t.Error("the suite was not read again")
 			}
 			// The footer of every page names the suite's inputs by their
-			// hashes: the whole site is rendered, from verdicts of which
-			// only those of the cases below were judged again.
-			if all, _, _ := calls.snapshot(); all != 2 {
-				t.Errorf("RenderAll called %d times, want 2", all)
+			// hashes, but it is kept apart from the pages: only the parts
+			// below are rendered again.
+			if all, _, _ := calls.snapshot(); all != 1 {
+				t.Errorf("RenderAll called %d times, want the first build's 1", all)
 			}
-			redo, ok := suiteEdit(rel, b.release.Suite)
-			if !ok {
-				t.Fatal("the edit was taken for one that reaches every case")
+			rendered := calls.partsRendered()
+			if len(rendered) != 1 {
+				t.Fatalf("RenderParts called %d times, want 1", len(rendered))
 			}
-			got := editedParts(rel, b.release, nil, redo)
+			got := rendered[0]
 			for _, l := range labels {
 				if got.Drilldowns[l] == nil {
 					got.Drilldowns[l] = []string{}
@@ -326,7 +327,7 @@ func TestAddedAndRemovedSnapshots(t *testing.T) {
 	if want := []decisionChange{{Label: "candidate-v10", After: "REVIEW"}}; !slices.Equal(out.decisions, want) {
 		t.Errorf("decisions %v", out.decisions)
 	}
-	if _, ok := out.files["candidate-v10/index.html"]; !ok {
+	if !out.files.has("candidate-v10/index.html") {
 		t.Fatal("new snapshot has no page")
 	}
 
@@ -337,7 +338,7 @@ func TestAddedAndRemovedSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name := range out.files {
+	for name := range out.files.files {
 		if strings.Contains(name, "candidate-v10") {
 			t.Errorf("%s still served after its snapshot was removed", name)
 		}
@@ -350,7 +351,7 @@ func TestAddedAndRemovedSnapshots(t *testing.T) {
 func TestFailedBuildKeepsTheLastGoodOneAndItsWork(t *testing.T) {
 	nr, _ := fakeRenderers()
 	b, data := newTestBuilder(t, nr)
-	good := b.files
+	good := b.files.all()
 	cases := filepath.Join(data, "cases.jsonl")
 	src, _ := os.ReadFile(cases)
 	writeFile(t, cases, append(bytes.Clone(src), "{\"case_id\": \n"...))
@@ -361,7 +362,7 @@ func TestFailedBuildKeepsTheLastGoodOneAndItsWork(t *testing.T) {
 	} else if !errorsAs(err, &in) {
 		t.Errorf("err %T is not an input error", err)
 	}
-	if !maps.EqualFunc(b.files, good, bytes.Equal) {
+	if !maps.EqualFunc(b.files.all(), good, bytes.Equal) {
 		t.Error("failed build changed the site")
 	}
 	// A later, unrelated change still fails: the suite is still broken.
@@ -379,7 +380,7 @@ func TestFailedBuildKeepsTheLastGoodOneAndItsWork(t *testing.T) {
 }
 
 func TestRendererPathsAreChecked(t *testing.T) {
-	c := newCollector(nil, nil)
+	c := newCollector(nil, nil, nil)
 	for _, bad := range []string{"../x", "/etc/passwd", "a/../../b", `a\b`, "", ".", "a//b"} {
 		if err := c.emit(bad, nil); err == nil {
 			t.Errorf("emit(%q) accepted", bad)
@@ -434,7 +435,7 @@ func sameAsBuild(t *testing.T, served map[string][]byte, data string) {
 
 func TestIncrementalSiteEqualsAFullBuild(t *testing.T) {
 	b, data := newTestBuilder(t, siteRenderer)
-	sameAsBuild(t, b.files, data)
+	sameAsBuild(t, b.files.all(), data)
 
 	steps := []struct {
 		name string
@@ -487,7 +488,68 @@ func TestIncrementalSiteEqualsAFullBuild(t *testing.T) {
 			if _, err := b.build(batchOf(st.ch)); err != nil {
 				t.Fatal(err)
 			}
-			sameAsBuild(t, b.files, data)
+			sameAsBuild(t, b.files.all(), data)
+		})
+	}
+}
+
+// TestFooterOnlyChangesRenderNoPageBody edits the suite so that nothing
+// but the footer of every page and the files about no one case change:
+// the inputs hash in the footer changes, yet no drilldown, history or
+// snapshot page is rendered again, and the site served is still a full
+// build's.
+func TestFooterOnlyChangesRenderNoPageBody(t *testing.T) {
+	data := generateSuite(t, 36)
+	b := &builder{data: data, web: releasegate.Web(), newRenderer: siteRenderer}
+	first, err := b.build(changeSet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perPage := func(name string) bool {
+		return strings.HasPrefix(name, "snapshots/") || strings.HasPrefix(name, "cases/")
+	}
+	var shared int
+	for name := range b.files.files {
+		if !perPage(name) {
+			shared++
+		}
+	}
+	if first.rendered != b.files.len() || shared >= b.files.len()/2 {
+		t.Fatalf("first build rendered %d of %d files, %d shared", first.rendered, b.files.len(), shared)
+	}
+	for _, tc := range []struct {
+		name, file string
+		edit       func([]byte) []byte
+	}{
+		{"gate.json laid out anew", load.GateFile, func(src []byte) []byte { return append(bytes.ReplaceAll(src, []byte(", "), []byte(",\n  ")), '\n') }},
+		{"policy prose", load.PolicyFile, func(src []byte) []byte { return append(src, "\nOne more sentence.\n"...) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := b.files
+			p := filepath.Join(data, tc.file)
+			src, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, p, tc.edit(src))
+			out, err := b.build(batchOf(change{Kind: suiteChanged, Name: tc.file}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Equal(before.footer, b.files.footer) || !out.changed {
+				t.Fatalf("the footer did not change (changed %v)", out.changed)
+			}
+			// The shared files are rendered again, and nothing else.
+			if out.rendered != shared {
+				t.Errorf("rendered %d files, want the %d shared ones", out.rendered, shared)
+			}
+			for name, f := range b.files.files {
+				old := before.files[name]
+				if perPage(name) && (!f.framed || &f.head[0] != &old.head[0] || &f.tail[0] != &old.tail[0]) {
+					t.Fatalf("%s: rendered again, or not kept apart from its footer", name)
+				}
+			}
+			sameAsBuild(t, b.files.all(), data)
 		})
 	}
 }

@@ -152,3 +152,14 @@ func editedParts(before, after *evaluator.Release, reevaluated []string, redo []
 	}
 	return parts
 }
+
+// addDescribed adds to parts the pages of the snapshots whose meta.json
+// changed: their page shows it, as their results file does.
+func addDescribed(parts *site.Parts, labels []string) {
+	for _, l := range labels {
+		if i := slices.Index(parts.Results, l); i >= 0 {
+			parts.Results = slices.Delete(parts.Results, i, i+1)
+			parts.Snapshots = append(parts.Snapshots, l)
+		}
+	}
+}

@@ -3,7 +3,9 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -81,7 +83,36 @@ func (e *randomEditor) citations() []any {
 
 // edit makes one random edit and returns the change it means.
 func (e *randomEditor) edit() change {
-	switch e.rng.IntN(4) {
+	switch e.rng.IntN(6) {
+	case 4:
+		// A snapshot's meta.json: written, rewritten or removed. With a
+		// recording time on every snapshot, the times order them.
+		label := e.pick("baseline-v1", "candidate-v2", "candidate-v3")
+		p := filepath.Join(e.data, load.OutputsDir, label+load.MetaSuffix)
+		switch e.rng.IntN(4) {
+		case 0:
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				e.t.Fatal(err)
+			}
+		case 1:
+			writeFile(e.t, p, fmt.Appendf(nil, `{"recorded_at": "2026-11-%02dT09:30:00Z", "model": "m-%d"}`, 1+e.rng.IntN(3), e.rng.IntN(3)))
+		default:
+			writeFile(e.t, p, fmt.Appendf(nil, `{"description": "Run %d", "commit": "c%d"}`, e.rng.IntN(1000), e.rng.IntN(3)))
+		}
+		return change{Kind: metaChanged, Label: label, Name: filepath.ToSlash(filepath.Join(load.OutputsDir, label+load.MetaSuffix))}
+	case 5:
+		p := filepath.Join(e.data, load.HandoffFile)
+		switch e.rng.IntN(4) {
+		case 0:
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				e.t.Fatal(err)
+			}
+		default:
+			// A sentence that names a snapshot and a decision, which the
+			// overview checks against the computed ones.
+			writeFile(e.t, p, fmt.Appendf(nil, "# Handoff\n\n## Decision\n\n%s is %s.\n", e.pick("baseline-v1", "candidate-v3"), e.pick("PASS", "BLOCK", "REVIEW")))
+		}
+		return change{Kind: handoffChanged, Name: load.HandoffFile}
 	case 0:
 		gate := fmt.Sprintf(`{"min_pass_rate": %s, "max_critical_failures": %d, "max_p95_latency_ms": %s, "max_avg_cost_usd": %s}`,
 			e.pick("0.5", "0.75", "0.9", "1"), e.rng.IntN(3), e.pick("1000", "2500", "9000"), e.pick("0.01", "0.0125", "0.025"))
@@ -159,7 +190,7 @@ func TestRandomEditsEqualAFullBuild(t *testing.T) {
 				if _, err := b.build(ch); err != nil {
 					t.Fatalf("step %d (%q): %v", step, ch.Names, err)
 				}
-				sameAsBuild(t, b.files, data)
+				sameAsBuild(t, b.files.all(), data)
 				if t.Failed() {
 					t.Fatalf("step %d (%q): the served site differs from a full build", step, ch.Names)
 				}

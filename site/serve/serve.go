@@ -371,7 +371,7 @@ func logLine(ch changeSet, took time.Duration, out *outcome, err error, first, r
 		return b.String()
 	}
 	if first {
-		fmt.Fprintf(&b, ": %d files", len(out.files))
+		fmt.Fprintf(&b, ": %d files", out.files.len())
 		for i, d := range out.decisions {
 			sep := ", "
 			if i == 0 {
