@@ -84,10 +84,32 @@ type Parts struct {
 	Drilldowns map[string][]string
 	// Histories are the cases whose history page is rendered.
 	Histories []string
+	// Before, when set, is the release the site was last rendered from,
+	// with the same cases in the same order. The drilldowns whose
+	// next-failing link changed are then found exactly, by comparing
+	// each snapshot with its namesake in Before, instead of taking every
+	// drilldown whose link may lead to a listed case.
+	Before *evaluator.Release
+}
+
+// nextFailingMoved marks the case positions whose next failing case
+// differs between two judgings of one snapshot against the same cases:
+// only a verdict that flips between passing and failing moves any.
+func nextFailingMoved(before, after *evaluator.Snapshot) map[int]bool {
+	// Views of their own: failingAfter caches by label.
+	was, is := (&view{}).failingAfter(before), (&view{}).failingAfter(after)
+	moved := map[int]bool{}
+	for i := range is {
+		if was[i] != is[i] {
+			moved[i] = true
+		}
+	}
+	return moved
 }
 
 // RenderParts renders the files parts selects (with, like RenderCases,
-// the drilldowns whose next-failing link may lead to a selected one) and
+// the drilldowns whose next-failing link may lead to a selected one, or
+// with parts.Before those whose link changed) and
 // every page that is not about one case or one snapshot (the overview, policy.html,
 // handoff.html, RELEASE_REPORT.md, 404.html, .nojekyll and the assets).
 // A live server uses it after an edit of the thresholds, the cases or the
@@ -138,8 +160,14 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 			listed[id] = true
 		}
 		// As in RenderCases, the drilldowns whose next-failing link may
-		// lead to a listed case are rendered too.
-		linking := linkingDrilldowns(s.Result.Cases, in.Release.Suite.Cases, listed)
+		// lead to a listed case are rendered too; knowing the snapshot's
+		// last judging, only those whose link did change.
+		var linking map[int]bool
+		if old := snapshotOf(parts.Before, label); old != nil && len(old.Result.Cases) == len(s.Result.Cases) {
+			linking = nextFailingMoved(old, s)
+		} else {
+			linking = linkingDrilldowns(s.Result.Cases, in.Release.Suite.Cases, listed)
+		}
 		for i, c := range in.Release.Suite.Cases {
 			if listed[c.ID] || linking[i] {
 				jobs = append(jobs, r.drilldownJob(v, s, i))
@@ -171,4 +199,18 @@ func SameFrame(a, b *Input) bool {
 	x, y := va.info, vb.info
 	// Where results live is part of every page's links.
 	return slices.Equal(x.Labels, y.Labels) && x.HasHandoff == y.HasHandoff && x.HasPolicy == y.HasPolicy && va.paths == vb.paths
+}
+
+// snapshotOf finds the snapshot labelled label in rel; nil when rel is nil
+// or has none.
+func snapshotOf(rel *evaluator.Release, label string) *evaluator.Snapshot {
+	if rel == nil {
+		return nil
+	}
+	for _, s := range rel.Snapshots {
+		if s.Label() == label {
+			return s
+		}
+	}
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/evaluator/gensuite"
+	"github.com/releasegate/releasegate/evaluator/load"
 )
 
 // generateSuite writes a data folder of n cases, the sample's twelve
@@ -141,7 +142,8 @@ func processCPU(tb testing.TB) time.Duration {
 // BenchmarkSaveToServedByKind measures, on 10,000 cases × 3 snapshots,
 // the time from saving a file to the reload event of the page (the new
 // site is then served), for each kind of file an author edits, and the
-// server's resident memory. A case added, which rebuilds everything,
+// server's resident memory: now (rss-MiB) and the most it ever held
+// (peak-rss-MiB, the first build included). A case added, which rebuilds everything,
 // is the yardstick: on a busy machine compare ratios within one run.
 // Run it with -benchtime=10x for 10 saves of each kind.
 func BenchmarkSaveToServedByKind(b *testing.B) {
@@ -172,6 +174,15 @@ func BenchmarkSaveToServedByKind(b *testing.B) {
 			return p, original, edited
 		}
 	}
+	// A new file, saved once before its kind is measured.
+	created := func(name string, from, to string) func(testing.TB) (string, []byte, []byte) {
+		return func(tb testing.TB) (string, []byte, []byte) {
+			p := filepath.Join(data, name)
+			writeFile(tb, p, []byte(from))
+			gen = page.reload(gen).gen
+			return p, []byte(from), []byte(to)
+		}
+	}
 	for _, kind := range []struct {
 		name  string
 		files func(testing.TB) (string, []byte, []byte)
@@ -180,6 +191,8 @@ func BenchmarkSaveToServedByKind(b *testing.B) {
 		{"gate", toggle("gate.json", `"max_avg_cost_usd": 0.025`, `"max_avg_cost_usd": 0.0115`)},
 		{"cases", toggle("cases.jsonl", `"title": "`, `"title": "Edited: `)},
 		{"policy", toggle("POLICY.md", "§3.1 Finance escalation", "§3.1 Escalation to finance")},
+		{"meta", created("outputs/candidate-v3.meta.json", `{"model": "m-1", "description": "Nightly run"}`, `{"model": "m-2", "description": "Nightly run, edited"}`)},
+		{"handoff", toggle("HANDOFF.md", "candidate-v3", "candidate-v3 (edited)")},
 		// A case added changes every page's footer: the whole site.
 		{"case-added-full-rebuild", func(tb testing.TB) (string, []byte, []byte) {
 			p := filepath.Join(data, "cases.jsonl")
@@ -257,9 +270,17 @@ func BenchmarkRebuildByKind(b *testing.B) {
 		{"gate", "gate.json", `"max_avg_cost_usd": 0.025`, `"max_avg_cost_usd": 0.0115`, change{Kind: suiteChanged, Name: "gate.json"}},
 		{"cases", "cases.jsonl", `"title":"`, `"title":"Edited: `, change{Kind: suiteChanged, Name: "cases.jsonl"}},
 		{"policy", "POLICY.md", "§3.1 Finance escalation", "§3.1 Escalation to finance", change{Kind: suiteChanged, Name: "POLICY.md"}},
+		{"meta", "outputs/candidate-v3.meta.json", "Nightly run", "Nightly run, edited", change{Kind: metaChanged, Label: "candidate-v3"}},
+		{"handoff", "HANDOFF.md", "candidate-v3", "candidate-v3 (edited)", change{Kind: handoffChanged, Name: "HANDOFF.md"}},
 	} {
 		b.Run(kind.name, func(b *testing.B) {
 			p := filepath.Join(data, kind.file)
+			if strings.HasSuffix(p, load.MetaSuffix) {
+				writeFile(b, p, []byte(`{"model": "m-1", "description": "`+kind.from+`"}`))
+				if _, err := bld.build(batchOf(kind.ch)); err != nil {
+					b.Fatal(err)
+				}
+			}
 			original, err := os.ReadFile(p)
 			if err != nil {
 				b.Fatal(err)

@@ -178,32 +178,22 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 		}
 	} else {
 		c = newCollector(b.files, b.files, footer)
-		var jobs []func() error
+		var parts site.Parts
 		if len(ch.Edited) > 0 {
-			parts := editedParts(b.release, next.release, reevaluated, redo)
-			addDescribed(&parts, described)
-			jobs = append(jobs, func() error { return next.renderer.RenderParts(in, parts, c.emit) })
-			reevaluated, described = nil, nil // parts holds their pages too
+			parts = editedParts(b.release, next.release, reevaluated, redo)
+		} else {
+			parts = outputsParts(b.release, next.release, reevaluated)
 		}
-		for _, label := range reevaluated {
-			// Only the cases whose output or verdict changed get their
-			// drilldown and history pages rendered again: on a large
-			// suite these are nearly all the pages.
-			cases := changedCases(b.release.Suite, snapshotOf(b.release, label), snapshotOf(next.release, label))
-			jobs = append(jobs, func() error { return next.renderer.RenderCases(in, label, cases, c.emit) })
-		}
-		for _, label := range described {
-			// A new description shows on the snapshot's own page and
-			// results file and on the pages about every snapshot.
-			jobs = append(jobs, func() error { return next.renderer.RenderCases(in, label, nil, c.emit) })
-		}
-		if len(jobs) == 0 && ch.Handoff {
-			// The pages about no one case or snapshot: the handoff page,
-			// the overview that checks it against the decisions.
-			jobs = append(jobs, func() error { return next.renderer.RenderParts(in, site.Parts{}, c.emit) })
-		}
-		if err := runAll(jobs); err != nil {
-			return nil, next, err
+		addDescribed(&parts, described)
+		// The drilldowns whose next-failing link changed are found by
+		// comparing each snapshot with its last judging.
+		parts.Before = b.release
+		if len(parts.Snapshots) > 0 || len(parts.Results) > 0 || ch.Handoff {
+			// With nothing but HANDOFF.md edited, the parts are empty:
+			// the pages about no one case or snapshot are rendered.
+			if err := next.renderer.RenderParts(in, parts, c.emit); err != nil {
+				return nil, next, err
+			}
 		}
 	}
 	next.files = c.site
@@ -317,22 +307,6 @@ func changedPositions(before, after *evaluator.Snapshot) []int {
 		}
 	}
 	return at
-}
-
-// runAll runs jobs concurrently and returns the first error in job order.
-func runAll(jobs []func() error) error {
-	errs := make([]error, len(jobs))
-	var wg sync.WaitGroup
-	for i, job := range jobs {
-		wg.Go(func() { errs[i] = job() })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // diffDecisions lists the snapshots whose decision changed, in the new

@@ -153,13 +153,41 @@ func editedParts(before, after *evaluator.Release, reevaluated []string, redo []
 	return parts
 }
 
+// outputsParts lists the files to render after the snapshots in
+// reevaluated were evaluated again from their outputs files, the rest of
+// the release staying as it was: their pages and results files, and the
+// drilldown and history pages of the cases whose output or verdict
+// changed. On a large suite these are nearly all the pages.
+func outputsParts(before, after *evaluator.Release, reevaluated []string) site.Parts {
+	parts := site.Parts{Drilldowns: make(map[string][]string, len(reevaluated))}
+	inHistory := make([]bool, len(after.Suite.Cases))
+	for _, label := range reevaluated {
+		parts.Snapshots = append(parts.Snapshots, label)
+		ids := []string{}
+		for _, i := range changedPositions(snapshotOf(before, label), snapshotOf(after, label)) {
+			ids = append(ids, after.Suite.Cases[i].ID)
+			inHistory[i] = true
+		}
+		parts.Drilldowns[label] = ids
+	}
+	for i, h := range inHistory {
+		if h {
+			parts.Histories = append(parts.Histories, after.Suite.Cases[i].ID)
+		}
+	}
+	return parts
+}
+
 // addDescribed adds to parts the pages of the snapshots whose meta.json
 // changed: their page shows it, as their results file does.
 func addDescribed(parts *site.Parts, labels []string) {
 	for _, l := range labels {
+		if slices.Contains(parts.Snapshots, l) {
+			continue
+		}
 		if i := slices.Index(parts.Results, l); i >= 0 {
 			parts.Results = slices.Delete(parts.Results, i, i+1)
-			parts.Snapshots = append(parts.Snapshots, l)
 		}
+		parts.Snapshots = append(parts.Snapshots, l)
 	}
 }
