@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"maps"
 	"reflect"
-	"runtime/debug"
 	"slices"
 	"sync"
 
@@ -48,6 +47,9 @@ type builder struct {
 
 	// carry holds the changes of failed builds: they still need doing.
 	carry changeSet
+	// fitMemory sets the process's memory limit after each full build
+	// (see fitMemoryLimit): a server does, a test need not.
+	fitMemory bool
 }
 
 // outcome is what a successful build changed.
@@ -57,6 +59,8 @@ type outcome struct {
 	decisions []decisionChange
 	// rendered is how many files were rendered.
 	rendered int
+	// full: every page was rendered again.
+	full bool
 }
 
 // decisionChange is a snapshot whose decision differs from the last good
@@ -91,11 +95,14 @@ func (b *builder) build(ch changeSet) (*outcome, error) {
 	}
 	b.carry = changeSet{}
 	*b = next
-	// The replaced site and the rebuild's scratch are garbage now: on a
-	// large suite hundreds of MiB, which the runtime would keep until the
-	// heap doubled. Returning them at once keeps the server near the size
-	// of one site; it runs while the new site is being served.
-	go debug.FreeOSMemory()
+	if out.full && b.fitMemory {
+		// The replaced site and the build's scratch are garbage now: on
+		// a large suite hundreds of MiB. They are returned at once, and
+		// the memory limit set to what the new site needs; it runs while
+		// the new site is being served. A narrower rebuild leaves little
+		// garbage, which the limit keeps in check.
+		go fitMemoryLimit()
+	}
 	return out, nil
 }
 
@@ -202,6 +209,7 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 		changed:   c.changed || c.site.len() != b.files.len(),
 		decisions: diffDecisions(b.release, next.release),
 		rendered:  c.rendered,
+		full:      full,
 	}, next, nil
 }
 

@@ -115,8 +115,11 @@ func run(ctx context.Context, cfg Config, newRenderer newRendererFunc) error {
 		fmt.Fprintf(logw, "warning: serving on %s, which is not a loopback address: anyone who can reach this machine on that address can read the report; use --addr %s to keep it on this machine\n", where, DefaultAddr)
 	}
 
+	if cfg.Watch {
+		defer keepMemoryLimit()()
+	}
 	s := &server{
-		builder: builder{data: cfg.Data, web: web, newRenderer: newRenderer},
+		builder: builder{data: cfg.Data, web: web, newRenderer: newRenderer, fitMemory: cfg.Watch},
 		log:     &lineLog{w: logw},
 	}
 	s.current.Store(&state{generation: uint64(time.Now().UnixMilli())})
