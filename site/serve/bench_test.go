@@ -3,8 +3,8 @@ package serve
 import (
 	"bytes"
 	"context"
-	"os"
 	"net/http"
+	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
