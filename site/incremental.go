@@ -77,9 +77,13 @@ func (r *Renderer) RenderCases(in *Input, label string, caseIDs []string, emit E
 type Parts struct {
 	// Snapshots are the labels whose page and results JSON are rendered.
 	Snapshots []string
-	// Results are the labels whose files but the page are rendered: the
-	// results JSON and the page's data.
+	// Results are the labels whose results JSON alone is rendered.
 	Results []string
+	// Tables are the labels whose case table data (the script a large
+	// snapshot page loads its rows from) is rendered. The rows show each
+	// case's verdict, failures, latency and cost, and whether these are
+	// over their limits: nothing else changes them.
+	Tables []string
 	// Drilldowns lists, by label, the cases whose drilldown is rendered.
 	Drilldowns map[string][]string
 	// Histories are the cases whose history page is rendered.
@@ -129,22 +133,32 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 		return i, nil
 	}
 	jobs := r.sharedOwnJobs(v)
-	for _, label := range parts.Snapshots {
-		s, ok := v.snapshot(label)
-		if !ok {
-			return fmt.Errorf("site: no snapshot labelled %q", label)
-		}
-		jobs = append(jobs, r.snapshotOwnJobs(v, s)...)
-	}
-	for _, label := range parts.Results {
+	// A snapshot's own files, those of them wanted.
+	own := func(label string, want func(path string) bool) error {
 		s, ok := v.snapshot(label)
 		if !ok {
 			return fmt.Errorf("site: no snapshot labelled %q", label)
 		}
 		for _, j := range r.snapshotOwnJobs(v, s) {
-			if j.path != snapshotPath(label) {
+			if want(j.path) {
 				jobs = append(jobs, j)
 			}
+		}
+		return nil
+	}
+	for _, label := range parts.Snapshots {
+		if err := own(label, func(p string) bool { return p != snapshotDataPath(label) }); err != nil {
+			return err
+		}
+	}
+	for _, label := range parts.Results {
+		if err := own(label, func(p string) bool { return p == resultsPath(label) }); err != nil {
+			return err
+		}
+	}
+	for _, label := range parts.Tables {
+		if err := own(label, func(p string) bool { return p == snapshotDataPath(label) }); err != nil {
+			return err
 		}
 	}
 	for _, label := range slices.Sorted(maps.Keys(parts.Drilldowns)) {

@@ -113,6 +113,7 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 	parts := Parts{
 		Snapshots:  []string{"baseline-v1", "candidate-v3"},
 		Results:    []string{"candidate-v2"},
+		Tables:     []string{"candidate-v3", "candidate-v2"},
 		Drilldowns: map[string][]string{"candidate-v2": {"ER-007"}, "candidate-v3": {"ER-001", "ER-007"}},
 		Histories:  []string{"ER-004"},
 	}
@@ -121,7 +122,8 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 	selected := map[string]bool{
 		snapshotPath("baseline-v1"): true, resultsPath("baseline-v1"): true,
 		snapshotPath("candidate-v3"): true, resultsPath("candidate-v3"): true,
-		resultsPath("candidate-v2"):             true,
+		resultsPath("candidate-v2"):      true,
+		snapshotDataPath("candidate-v3"): true, snapshotDataPath("candidate-v2"): true,
 		drilldownPath("candidate-v2", "ER-007"): true,
 		drilldownPath("candidate-v3", "ER-001"): true, drilldownPath("candidate-v3", "ER-007"): true,
 		historyPath("ER-004"): true,
@@ -139,7 +141,7 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 	}
 	var want []string
 	for p := range all {
-		perSnapshotOrCase := strings.HasPrefix(p, "snapshots/") || strings.HasPrefix(p, "cases/") || strings.HasPrefix(p, "results/")
+		perSnapshotOrCase := strings.HasPrefix(p, "snapshots/") || strings.HasPrefix(p, "cases/") || strings.HasPrefix(p, "results/") || strings.HasPrefix(p, "data/snapshots/")
 		if !perSnapshotOrCase || selected[p] {
 			want = append(want, p)
 		}
@@ -156,6 +158,7 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 	for _, bad := range []Parts{
 		{Snapshots: []string{"no-such-snapshot"}},
 		{Results: []string{"no-such-snapshot"}},
+		{Tables: []string{"no-such-snapshot"}},
 		{Drilldowns: map[string][]string{"candidate-v3": {"NO-SUCH-CASE"}}},
 		{Histories: []string{"NO-SUCH-CASE"}},
 	} {

@@ -133,7 +133,13 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	case len(ch.Edited) > 0 || len(ch.Labels) > 0 || len(ch.Metas) > 0:
 		s, again, keep := b.release.Suite, func(label string) bool { return ch.Labels[label] }, keepSnapshot
 		if len(ch.Edited) > 0 {
-			edited, err := load.Suite(b.data, load.Options{KeepInputs: true})
+			var edited *suite.Suite
+			var err error
+			if len(ch.Edited) == 1 && ch.Edited[load.GateFile] {
+				edited, err = withGate(b.data, s)
+			} else {
+				edited, err = load.Suite(b.data, load.Options{KeepInputs: true})
+			}
 			if err != nil {
 				return nil, next, err
 			}

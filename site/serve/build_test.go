@@ -59,7 +59,7 @@ func TestOneSnapshotIsEvaluatedAndRenderedAlone(t *testing.T) {
 	// Only the snapshot's own pages, and those of the cases whose outputs
 	// went missing.
 	missing := []string{"ER-007", "ER-008", "ER-009", "ER-010", "ER-011", "ER-012"}
-	wantParts := site.Parts{Snapshots: []string{"candidate-v3"}, Drilldowns: map[string][]string{"candidate-v3": missing}, Histories: missing, Before: before}
+	wantParts := site.Parts{Snapshots: []string{"candidate-v3"}, Tables: []string{"candidate-v3"}, Drilldowns: map[string][]string{"candidate-v3": missing}, Histories: missing, Before: before}
 	all, _, _ := calls.snapshot()
 	if parts := calls.partsRendered(); all != 1 || len(parts) != 1 || !reflect.DeepEqual(parts[0], wantParts) {
 		t.Errorf("renders: all %d (want the first build's 1), parts %+v, want one call with %+v", all, parts, wantParts)
@@ -220,7 +220,7 @@ func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
 	}{
 		{"thresholds", "gate.json", func([]byte) []byte {
 			return []byte(`{"min_pass_rate": 0.5, "max_critical_failures": 3, "max_p95_latency_ms": 9000, "max_avg_cost_usd": 0.05}`)
-		}, site.Parts{Snapshots: labels, Drilldowns: each()}},
+		}, site.Parts{Snapshots: labels, Tables: labels, Drilldowns: each()}},
 		{"one case's title", "cases.jsonl", func(src []byte) []byte {
 			return bytes.Replace(src, []byte(`"case_id": "ER-006", "title": "`), []byte(`"case_id": "ER-006", "title": "Edited: `), 1)
 		}, site.Parts{Snapshots: labels, Drilldowns: each("ER-006"), Histories: []string{"ER-006"}}},
@@ -229,7 +229,8 @@ func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
 		}, site.Parts{Results: labels, Drilldowns: each()}},
 		{"a rule only an output cites renumbered", "POLICY.md", func(src []byte) []byte {
 			return bytes.Replace(src, []byte("§4.1 What counts"), []byte("§4.5 What counts"), 1)
-		}, site.Parts{Snapshots: labels, Drilldowns: each("ER-003"), Histories: []string{"ER-003"}}},
+			// Only candidate-v2 cites it: its verdict, in its table, changes.
+		}, site.Parts{Snapshots: labels, Tables: []string{"candidate-v2"}, Drilldowns: each("ER-003"), Histories: []string{"ER-003"}}},
 		{"policy prose", "POLICY.md", func(src []byte) []byte {
 			return append(src, "\nOne more sentence.\n"...)
 		}, site.Parts{Results: labels, Drilldowns: each()}},
@@ -513,7 +514,7 @@ func TestFooterOnlyChangesRenderNoPageBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	perPage := func(name string) bool {
-		return strings.HasPrefix(name, "snapshots/") || strings.HasPrefix(name, "cases/")
+		return strings.HasPrefix(name, "snapshots/") || strings.HasPrefix(name, "cases/") || strings.HasPrefix(name, "data/snapshots/")
 	}
 	var shared int
 	for name := range b.files.files {
@@ -552,8 +553,14 @@ func TestFooterOnlyChangesRenderNoPageBody(t *testing.T) {
 			}
 			for name, f := range b.files.files {
 				old := before.files[name]
-				if perPage(name) && (!f.framed || &f.head[0] != &old.head[0] || &f.tail[0] != &old.tail[0]) {
-					t.Fatalf("%s: rendered again, or not kept apart from its footer", name)
+				if !perPage(name) {
+					continue
+				}
+				if &f.head[0] != &old.head[0] {
+					t.Fatalf("%s: rendered again", name)
+				}
+				if html := strings.HasSuffix(name, ".html"); f.framed != html || html && &f.tail[0] != &old.tail[0] {
+					t.Fatalf("%s: not kept apart from its footer, or rendered again", name)
 				}
 			}
 			sameAsBuild(t, b.files.all(), data)

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"testing"
 
@@ -196,5 +197,40 @@ func TestRandomEditsEqualAFullBuild(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWithGateReadsAsLoadSuite checks that reading gate.json alone gives
+// the suite a full read gives, and the same error for a bad one.
+func TestWithGateReadsAsLoadSuite(t *testing.T) {
+	data := copyDir(t, sampleData)
+	before, err := load.Suite(data, load.Options{KeepInputs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := filepath.Join(data, load.GateFile)
+	for _, tc := range []struct{ name, gate string }{
+		{"thresholds", `{"min_pass_rate": 0.5, "max_critical_failures": 3, "max_p95_latency_ms": null, "max_avg_cost_usd": 0.05}`},
+		{"layout only", "{\n\"min_pass_rate\": 0.9,\n\"max_critical_failures\": 0,\n\"max_p95_latency_ms\": 2500,\n\"max_avg_cost_usd\": 0.025\n}\n"},
+		{"bad JSON", `{"min_pass_rate": 0.5,`},
+		{"unknown key", `{"min_pass_rate": 0.5, "max_critical_failures": 3, "max_p95_latency_ms": 1, "max_avg_cost_usd": 0.05, "max_fun": 1}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeFile(t, gate, []byte(tc.gate))
+			want, wantErr := load.Suite(data, load.Options{KeepInputs: true})
+			got, err := withGate(data, before)
+			if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+				t.Fatalf("err %v, want %v", err, wantErr)
+			}
+			if err == nil && !reflect.DeepEqual(got, want) {
+				t.Errorf("suite differs from a full read:\n%+v\nwant\n%+v", got, want)
+			}
+		})
+	}
+	if err := os.Remove(gate); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := withGate(data, before); err == nil {
+		t.Error("a missing gate.json accepted")
 	}
 }
