@@ -296,7 +296,7 @@ func BenchmarkRebuildByKind(b *testing.B) {
 	var mem runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&mem)
-	b.Logf("%d files, %d MiB of pages; heap in use %d MiB, RSS %d MiB", bld.files.len(), size>>20, mem.HeapInuse>>20, rssMiB(b, "VmRSS"))
+	b.Logf("%d files kept in %d MiB; heap in use %d MiB, RSS %d MiB", bld.files.len(), size>>20, mem.HeapInuse>>20, rssMiB(b, "VmRSS"))
 	for _, kind := range []struct {
 		name, file, from, to string
 		ch                   change
