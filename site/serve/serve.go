@@ -6,8 +6,11 @@
 // A rebuild does only the work its change needs. An edited snapshot is
 // evaluated again against the cached suite, and only its page, the pages
 // about every snapshot and the drilldown and history pages of the cases
-// whose output or verdict changed are rendered; a template change renders
-// every page without evaluating anything. A build that fails leaves the
+// whose output or verdict changed are rendered; an edit of the cases, the
+// policy or the thresholds judges and renders what it reaches (see
+// suiteEdit); a template change renders every page without evaluating
+// anything. The site is held in memory with every page's footer, which
+// names the suite's inputs, kept apart (see siteFiles). A build that fails leaves the
 // last good site served, with an overlay naming the broken file, line and
 // field on every page.
 //
