@@ -19,8 +19,6 @@ import (
 // a small fake so that the server can be checked on its own.
 type renderer interface {
 	RenderAll(in *site.Input, emit site.Emit) error
-	RenderCases(in *site.Input, label string, caseIDs []string, emit site.Emit) error
-	RenderShared(in *site.Input, emit site.Emit) error
 	RenderParts(in *site.Input, parts site.Parts, emit site.Emit) error
 	Footer(in *site.Input) ([]byte, error)
 }

@@ -60,7 +60,7 @@ func TestOneSnapshotIsEvaluatedAndRenderedAlone(t *testing.T) {
 	// went missing.
 	missing := []string{"ER-007", "ER-008", "ER-009", "ER-010", "ER-011", "ER-012"}
 	wantParts := site.Parts{Snapshots: []string{"candidate-v3"}, Tables: []string{"candidate-v3"}, Drilldowns: map[string][]string{"candidate-v3": missing}, Histories: missing, Before: before}
-	all, _, _ := calls.snapshot()
+	all := calls.allRendered()
 	if parts := calls.partsRendered(); all != 1 || len(parts) != 1 || !reflect.DeepEqual(parts[0], wantParts) {
 		t.Errorf("renders: all %d (want the first build's 1), parts %+v, want one call with %+v", all, parts, wantParts)
 	}
@@ -150,7 +150,7 @@ func TestTemplateChangeRendersWithoutEvaluating(t *testing.T) {
 	if b.release != rel {
 		t.Error("a template change evaluated the release again")
 	}
-	if all, _, _ := calls.snapshot(); all != 2 {
+	if all := calls.allRendered(); all != 2 {
 		t.Errorf("RenderAll called %d times, want 2", all)
 	}
 }
@@ -165,12 +165,12 @@ func TestHandoffRendersSharedPagesOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The pages about no one case or snapshot; no case history.
-	all, _, snaps := calls.snapshot()
+	all := calls.allRendered()
 	empty := func(p site.Parts) bool {
-		return len(p.Snapshots)+len(p.Results)+len(p.Drilldowns)+len(p.Histories) == 0
+		return len(p.Snapshots)+len(p.Results)+len(p.Tables)+len(p.Drilldowns)+len(p.Histories) == 0
 	}
-	if parts := calls.partsRendered(); all != 1 || len(snaps) != 0 || len(parts) != 1 || !empty(parts[0]) || b.release != rel {
-		t.Errorf("all %d, snapshots %q, parts %+v, release reused %v", all, snaps, parts, b.release == rel)
+	if parts := calls.partsRendered(); all != 1 || len(parts) != 1 || !empty(parts[0]) || b.release != rel {
+		t.Errorf("all %d, parts %+v, release reused %v", all, parts, b.release == rel)
 	}
 	if !strings.Contains(string(fileOf(t, out.files, "handoff.html")), "# New handoff") {
 		t.Error("handoff page not updated")
@@ -194,7 +194,7 @@ func TestSchemaChangeRedoesEverything(t *testing.T) {
 	if b.release == rel || b.release.Suite == rel.Suite {
 		t.Error("schema change did not evaluate again")
 	}
-	if all, _, _ := calls.snapshot(); all != 2 {
+	if all := calls.allRendered(); all != 2 {
 		t.Errorf("RenderAll called %d times, want 2", all)
 	}
 }
@@ -257,7 +257,7 @@ func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
 			// The footer of every page names the suite's inputs by their
 			// hashes, but it is kept apart from the pages: only the parts
 			// below are rendered again.
-			if all, _, _ := calls.snapshot(); all != 1 {
+			if all := calls.allRendered(); all != 1 {
 				t.Errorf("RenderAll called %d times, want the first build's 1", all)
 			}
 			rendered := calls.partsRendered()
@@ -299,7 +299,7 @@ func TestCaseEditsAcrossCasesRenderEverything(t *testing.T) {
 	if _, err := b.build(batchOf(change{Kind: suiteChanged, Name: "cases.jsonl"})); err != nil {
 		t.Fatal(err)
 	}
-	if all, _, _ := calls.snapshot(); all != 1 {
+	if all := calls.allRendered(); all != 1 {
 		t.Errorf("RenderAll called %d times after an edit that changes nothing, want 1", all)
 	}
 	// A case added: every page's footer counts the cases.
@@ -308,7 +308,7 @@ func TestCaseEditsAcrossCasesRenderEverything(t *testing.T) {
 	if _, err := b.build(batchOf(change{Kind: suiteChanged, Name: "cases.jsonl"})); err != nil {
 		t.Fatal(err)
 	}
-	if all, _, _ := calls.snapshot(); all != 2 {
+	if all := calls.allRendered(); all != 2 {
 		t.Errorf("RenderAll called %d times after a case was added, want 2", all)
 	}
 }
@@ -322,7 +322,7 @@ func TestAddedAndRemovedSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if all, _, _ := calls.snapshot(); all != 2 {
+	if all := calls.allRendered(); all != 2 {
 		t.Errorf("a new snapshot: RenderAll called %d times, want 2 (other pages link to it)", all)
 	}
 	labels := []string{}

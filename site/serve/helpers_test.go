@@ -59,24 +59,16 @@ type fakeRenderer struct {
 }
 
 type renderCalls struct {
-	mu        sync.Mutex
-	all       int
-	shared    int
-	snapshots []string     // labels given to RenderCases
-	cases     [][]string   // and their cases
-	parts     []site.Parts // given to RenderParts
+	mu    sync.Mutex
+	all   int
+	parts []site.Parts // given to RenderParts
 }
 
-func (c *renderCalls) snapshot() (all, shared int, snaps []string) {
+// allRendered is how many times RenderAll was called.
+func (c *renderCalls) allRendered() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.all, c.shared, slices.Clone(c.snapshots)
-}
-
-func (c *renderCalls) casesRendered() [][]string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.cases)
+	return c.all
 }
 
 func (c *renderCalls) partsRendered() []site.Parts {
@@ -111,28 +103,6 @@ func (f *fakeRenderer) RenderAll(in *site.Input, emit site.Emit) error {
 		}
 	}
 	return nil
-}
-
-func (f *fakeRenderer) RenderCases(in *site.Input, label string, caseIDs []string, emit site.Emit) error {
-	f.calls.mu.Lock()
-	f.calls.snapshots = append(f.calls.snapshots, label)
-	f.calls.cases = append(f.calls.cases, slices.Clone(caseIDs))
-	f.calls.mu.Unlock()
-	only := map[string]bool{}
-	for _, id := range caseIDs {
-		only[id] = true
-	}
-	if err := f.snapshot(in, label, only, emit); err != nil {
-		return err
-	}
-	return f.shared(in, only, emit)
-}
-
-func (f *fakeRenderer) RenderShared(in *site.Input, emit site.Emit) error {
-	f.calls.mu.Lock()
-	f.calls.shared++
-	f.calls.mu.Unlock()
-	return f.shared(in, nil, emit)
 }
 
 func (f *fakeRenderer) RenderParts(in *site.Input, parts site.Parts, emit site.Emit) error {

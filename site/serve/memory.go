@@ -14,10 +14,10 @@ import (
 // user set one with GOMEMLIMIT: the collector then runs as the limit
 // nears, and the runtime gives memory back to stay below it.
 
-// memoryHeadroom is how far above the live heap the limit lies: a third
-// of it, and at least minHeadroom, so that a rebuild's pages and scratch
-// fit without a collection at every step.
-func memoryHeadroom(live uint64) uint64 { return max(live/3, minHeadroom) }
+// memoryHeadroom is how far above the live heap the limit lies: half of
+// it, and at least minHeadroom, so that a rebuild's pages and scratch fit
+// without a collection at every step (each marks the whole site).
+func memoryHeadroom(live uint64) uint64 { return max(live/2, minHeadroom) }
 
 const minHeadroom = 128 << 20
 
