@@ -199,9 +199,9 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 		// The drilldowns whose next-failing link changed are found by
 		// comparing each snapshot with its last judging.
 		parts.Before = b.release
-		if len(parts.Snapshots) > 0 || len(parts.Results) > 0 || ch.Handoff {
-			// With nothing but HANDOFF.md edited, the parts are empty:
-			// the pages about no one case or snapshot are rendered.
+		if len(parts.Snapshots) > 0 || len(ch.Edited) > 0 || ch.Handoff {
+			// Empty parts, as after an edit of HANDOFF.md alone, still
+			// render the pages about no one case or snapshot.
 			if err := next.renderer.RenderParts(in, parts, c.emit); err != nil {
 				return nil, next, err
 			}
