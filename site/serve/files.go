@@ -25,8 +25,8 @@ type siteFiles struct {
 
 // storedFile is one file of the site. A framed page is head, the site's
 // footer, then tail; any other file is head alone. A large suite's site
-// is hundreds of MiB of HTML, so pages are kept compressed (packed): a
-// third of the size, for a few milliseconds of the rebuild and of each
+// is hundreds of MiB of HTML, so most pages are kept compressed (packed):
+// a third of the size, for microseconds of the rebuild and of each
 // request.
 type storedFile struct {
 	head, tail []byte
@@ -91,8 +91,15 @@ func (f storedFile) join(footer []byte) []byte {
 	return out.Bytes()
 }
 
-// packMin is the smallest file worth compressing.
-const packMin = 512
+// Pages from packMin to packMax bytes are kept compressed: the case
+// pages, tens of thousands of a few KiB each, which most rebuilds keep.
+// The few large pages (a snapshot's case table, the report) are rendered
+// again by nearly every rebuild and served most often, so they are kept
+// as they are: compressing them would be work on every save.
+const (
+	packMin = 512
+	packMax = 256 << 10
+)
 
 // deflate compresses b with w, into a slice of its own.
 func deflate(w *flate.Writer, b []byte) []byte {
@@ -116,7 +123,7 @@ func split(name string, data, footer []byte, w *flate.Writer) storedFile {
 			f = storedFile{head: data[:at:at], tail: data[at+len(footer):], framed: true}
 		}
 	}
-	if len(data) >= packMin {
+	if len(data) >= packMin && len(data) <= packMax {
 		f.size = len(f.head) + len(f.tail)
 		f.head, f.tail, f.packed = deflate(w, f.head), deflate(w, f.tail), true
 	}

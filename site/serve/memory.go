@@ -19,7 +19,7 @@ import (
 // without a collection at every step (each marks the whole site).
 func memoryHeadroom(live uint64) uint64 { return max(live/2, minHeadroom) }
 
-const minHeadroom = 128 << 20
+const minHeadroom = 256 << 20
 
 // userMemoryLimit reports whether the user chose the memory limit.
 func userMemoryLimit() bool { return os.Getenv("GOMEMLIMIT") != "" }
