@@ -3,6 +3,8 @@ package site
 import (
 	"bytes"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -165,5 +167,99 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 		if err := r.RenderParts(in, bad, func(string, []byte) error { return nil }); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
+	}
+}
+
+// TestSameFrameIgnoresTheFooter checks what SameFrame compares: the
+// navigation, which every page carries, and not the footer, which a
+// live server swaps on its own.
+func TestSameFrameIgnoresTheFooter(t *testing.T) {
+	evaluate := func(edit func(dir string)) *evaluator.Release {
+		t.Helper()
+		dir := copySample(t)
+		edit(dir)
+		rel, err := evaluator.EvaluateDir(dir, evaluator.Options{KeepOutputs: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rel
+	}
+	write := func(dir, name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := evaluate(func(string) {})
+	handoff := []byte("# Handoff\n")
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		t.Fatal(err)
+	}
+	footer := func(in *Input) []byte {
+		f, err := r.Footer(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	for _, tt := range []struct {
+		name        string
+		other       *Input
+		same        bool
+		otherFooter bool
+	}{
+		{"the same inputs", &Input{Release: base, Handoff: handoff}, true, false},
+		{"new thresholds", &Input{Release: evaluate(func(dir string) {
+			write(dir, "gate.json", `{"min_pass_rate": 0.5, "max_critical_failures": 3, "max_p95_latency_ms": 9000, "max_avg_cost_usd": 0.05}`)
+		}), Handoff: handoff}, true, true},
+		{"no handoff page", &Input{Release: base}, false, false},
+		{"a snapshot removed", &Input{Release: evaluate(func(dir string) {
+			if err := os.Remove(filepath.Join(dir, "outputs", "candidate-v2.jsonl")); err != nil {
+				t.Fatal(err)
+			}
+		}), Handoff: handoff}, false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := &Input{Release: base, Handoff: handoff}
+			if got := SameFrame(in, tt.other); got != tt.same {
+				t.Errorf("SameFrame = %v, want %v", got, tt.same)
+			}
+			if differs := !bytes.Equal(footer(in), footer(tt.other)); differs != tt.otherFooter {
+				t.Errorf("footer differs: %v, want %v", differs, tt.otherFooter)
+			}
+		})
+	}
+}
+
+// TestEveryPageCarriesTheFooter checks that Footer gives the bytes each
+// framed page of a build carries, once, after the page's content.
+func TestEveryPageCarriesTheFooter(t *testing.T) {
+	rel, err := evaluator.EvaluateDir(sampleData, evaluator.Options{KeepOutputs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &Input{Release: rel, Handoff: []byte("# Handoff\n")}
+	footer, err := r.Footer(in)
+	if err != nil || !bytes.HasPrefix(footer, []byte(`<footer class="site-footer">`)) {
+		t.Fatalf("footer %q, %v", footer, err)
+	}
+	pages := 0
+	for p, b := range collect(t, func(e Emit) error { return r.RenderAll(in, e) }) {
+		if !strings.HasSuffix(p, ".html") || p == notFoundPath {
+			continue
+		}
+		pages++
+		if n := bytes.Count(b, footer); n != 1 {
+			t.Errorf("%s carries the footer %d times", p, n)
+		} else if at := bytes.Index(b, footer); at < bytes.LastIndex(b, []byte("</main>")) {
+			t.Errorf("%s: the footer comes before the end of the content", p)
+		}
+	}
+	if pages < 40 {
+		t.Errorf("only %d pages", pages)
 	}
 }
