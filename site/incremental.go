@@ -88,6 +88,11 @@ type Parts struct {
 	Drilldowns map[string][]string
 	// Histories are the cases whose history page is rendered.
 	Histories []string
+	// SameReport says that the release report (RELEASE_REPORT.md) is the
+	// one the site was last rendered with: it and its page are left out.
+	// It holds no title or description, so most edits of the suite leave
+	// it as it was, and its page is among the costliest to render.
+	SameReport bool
 	// Before, when set, is the release the site was last rendered from,
 	// with the same cases in the same order. The drilldowns whose
 	// next-failing link changed are then found exactly, by comparing
@@ -132,7 +137,12 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 		}
 		return i, nil
 	}
-	jobs := r.sharedOwnJobs(v)
+	var jobs []job
+	for _, j := range r.sharedOwnJobs(v) {
+		if !parts.SameReport || j.path != reportPath && j.path != reportPagePath {
+			jobs = append(jobs, j)
+		}
+	}
 	// A snapshot's own files, those of them wanted.
 	own := func(label string, want func(path string) bool) error {
 		s, ok := v.snapshot(label)

@@ -157,6 +157,14 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 			t.Errorf("%s differs from RenderAll", p)
 		}
 	}
+	// The report left out when it is the same.
+	parts.SameReport = true
+	kept := collect(t, func(e Emit) error { return r.RenderParts(in, parts, e) })
+	for p := range got {
+		if _, ok := kept[p]; ok == (p == reportPath || p == reportPagePath) {
+			t.Errorf("%s: rendered %v with SameReport", p, ok)
+		}
+	}
 	for _, bad := range []Parts{
 		{Snapshots: []string{"no-such-snapshot"}},
 		{Results: []string{"no-such-snapshot"}},

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -104,6 +105,9 @@ func (b *builder) build(ch changeSet) (*outcome, error) {
 	return out, nil
 }
 
+// releaseReport is the release report's path in a site (see the README).
+const releaseReport = "RELEASE_REPORT.md"
+
 // try computes the next builder state without touching the current one.
 func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	next := *b
@@ -199,6 +203,13 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 		// The drilldowns whose next-failing link changed are found by
 		// comparing each snapshot with its last judging.
 		parts.Before = b.release
+		// An edit that leaves the decisions and the gates as they were
+		// (a title, a rule, a description, the handoff) may leave the
+		// release report too; otherwise it is not worth comparing.
+		if len(reevaluated) == 0 && reflect.DeepEqual(b.release.Suite.Gate, next.release.Suite.Gate) {
+			old, ok := b.files.get(releaseReport)
+			parts.SameReport = ok && bytes.Equal(old, next.release.Report())
+		}
 		if len(parts.Snapshots) > 0 || len(ch.Edited) > 0 || ch.Handoff {
 			// Empty parts, as after an edit of HANDOFF.md alone, still
 			// render the pages about no one case or snapshot.

@@ -223,20 +223,21 @@ func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
 		}, site.Parts{Snapshots: labels, Tables: labels, Drilldowns: each()}},
 		{"one case's title", "cases.jsonl", func(src []byte) []byte {
 			return bytes.Replace(src, []byte(`"case_id": "ER-006", "title": "`), []byte(`"case_id": "ER-006", "title": "Edited: `), 1)
-		}, site.Parts{Snapshots: labels, Drilldowns: each("ER-006"), Histories: []string{"ER-006"}}},
+			// The release report names no title: it stays.
+		}, site.Parts{Snapshots: labels, Drilldowns: each("ER-006"), Histories: []string{"ER-006"}, SameReport: true}},
 		{"a rule's title", "POLICY.md", func(src []byte) []byte {
 			return bytes.Replace(src, []byte("§3.1 Finance escalation"), []byte("§3.1 Escalation to finance"), 1)
-		}, site.Parts{Results: labels, Drilldowns: each()}},
+		}, site.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
 		{"a rule only an output cites renumbered", "POLICY.md", func(src []byte) []byte {
 			return bytes.Replace(src, []byte("§4.1 What counts"), []byte("§4.5 What counts"), 1)
 			// Only candidate-v2 cites it: its verdict, in its table, changes.
 		}, site.Parts{Snapshots: labels, Tables: []string{"candidate-v2"}, Drilldowns: each("ER-003"), Histories: []string{"ER-003"}}},
 		{"policy prose", "POLICY.md", func(src []byte) []byte {
 			return append(src, "\nOne more sentence.\n"...)
-		}, site.Parts{Results: labels, Drilldowns: each()}},
+		}, site.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
 		{"a rule added", "POLICY.md", func(src []byte) []byte {
 			return append(src, "\n### ER-2026.10 §10.1 A new rule\n\nText.\n"...)
-		}, site.Parts{Results: labels, Drilldowns: each()}},
+		}, site.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			nr, calls := fakeRenderers()
@@ -547,9 +548,10 @@ func TestFooterOnlyChangesRenderNoPageBody(t *testing.T) {
 			if bytes.Equal(before.footer, b.files.footer) || !out.changed {
 				t.Fatalf("the footer did not change (changed %v)", out.changed)
 			}
-			// The shared files are rendered again, and nothing else.
-			if out.rendered != shared {
-				t.Errorf("rendered %d files, want the %d shared ones", out.rendered, shared)
+			// The shared files are rendered again, and nothing else; the
+			// release report and its page stay too.
+			if out.rendered != shared-2 {
+				t.Errorf("rendered %d files, want the %d shared ones but the report", out.rendered, shared-2)
 			}
 			for name, f := range b.files.files {
 				old := before.files[name]
