@@ -205,7 +205,21 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 		}
 		jobs = append(jobs, r.historyJob(v, i))
 	}
-	return r.run(jobs, emit, runOptions{})
+	return r.run(uniqueJobs(jobs), emit, runOptions{})
+}
+
+// uniqueJobs keeps the first job of each path: in a grouped site the
+// cases of one block share a page, which is rendered once.
+func uniqueJobs(jobs []job) []job {
+	seen := make(map[string]bool, len(jobs))
+	out := jobs[:0]
+	for _, j := range jobs {
+		if !seen[j.path] {
+			seen[j.path] = true
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // SameFrame reports whether every page's frame but its footer (the

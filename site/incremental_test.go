@@ -271,3 +271,36 @@ func TestEveryPageCarriesTheFooter(t *testing.T) {
 		t.Errorf("only %d pages", pages)
 	}
 }
+
+// TestGroupedPartsRenderEachPageOnce lists several cases of one block of
+// a grouped site: their shared page is rendered once.
+func TestGroupedPartsRenderEachPageOnce(t *testing.T) {
+	rel, err := evaluator.EvaluateDir(sampleData, evaluator.Options{KeepOutputs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &Input{Release: rel, GroupAbove: 10}
+	ids := []string{"ER-001", "ER-002", "ER-003", "ER-007"}
+	parts := Parts{Drilldowns: map[string][]string{"candidate-v2": ids}, Histories: ids}
+	count := map[string]int{}
+	err = r.RenderParts(in, parts, func(p string, _ []byte) error { count[p]++; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	grouped := 0
+	for p, n := range count {
+		if n != 1 {
+			t.Errorf("%s rendered %d times", p, n)
+		}
+		if strings.HasSuffix(p, "/p0001.html") {
+			grouped++
+		}
+	}
+	if grouped != 2 {
+		t.Errorf("%d grouped pages rendered, want the result page and the history page: %v", grouped, count)
+	}
+}
