@@ -3,7 +3,6 @@ package site
 import (
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 
 	"github.com/releasegate/releasegate/evaluator"
@@ -78,17 +77,48 @@ func (r *Renderer) RenderCases(in *Input, label string, caseIDs []string, emit E
 type Parts struct {
 	// Snapshots are the labels whose page and results JSON are rendered.
 	Snapshots []string
-	// Results are the labels whose files but the page are rendered: the
-	// results JSON and the page's data.
+	// Results are the labels whose results JSON alone is rendered.
 	Results []string
+	// Tables are the labels whose case table data (the script a large
+	// snapshot page loads its rows from) is rendered. The rows show each
+	// case's verdict, failures, latency and cost, and whether these are
+	// over their limits: nothing else changes them.
+	Tables []string
 	// Drilldowns lists, by label, the cases whose drilldown is rendered.
 	Drilldowns map[string][]string
 	// Histories are the cases whose history page is rendered.
 	Histories []string
+	// SameReport says that the release report (RELEASE_REPORT.md) is the
+	// one the site was last rendered with: it and its page are left out.
+	// It holds no title or description, so most edits of the suite leave
+	// it as it was, and its page is among the costliest to render.
+	SameReport bool
+	// Before, when set, is the release the site was last rendered from,
+	// with the same cases in the same order. The drilldowns whose
+	// next-failing link changed are then found exactly, by comparing
+	// each snapshot with its namesake in Before, instead of taking every
+	// drilldown whose link may lead to a listed case.
+	Before *evaluator.Release
+}
+
+// nextFailingMoved marks the case positions whose next failing case
+// differs between two judgings of one snapshot against the same cases:
+// only a verdict that flips between passing and failing moves any.
+func nextFailingMoved(before, after *evaluator.Snapshot) map[int]bool {
+	// Views of their own: failingAfter caches by label.
+	was, is := (&view{}).failingAfter(before), (&view{}).failingAfter(after)
+	moved := map[int]bool{}
+	for i := range is {
+		if was[i] != is[i] {
+			moved[i] = true
+		}
+	}
+	return moved
 }
 
 // RenderParts renders the files parts selects (with, like RenderCases,
-// the drilldowns whose next-failing link may lead to a selected one) and
+// the drilldowns whose next-failing link may lead to a selected one, or
+// with parts.Before those whose link changed) and
 // every page that is not about one case or one snapshot (the overview, policy.html,
 // handoff.html, RELEASE_REPORT.md, 404.html, .nojekyll and the assets).
 // A live server uses it after an edit of the thresholds, the cases or the
@@ -107,23 +137,38 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 		}
 		return i, nil
 	}
-	jobs := r.sharedOwnJobs(v)
-	for _, label := range parts.Snapshots {
-		s, ok := v.snapshot(label)
-		if !ok {
-			return fmt.Errorf("site: no snapshot labelled %q", label)
+	var jobs []job
+	for _, j := range r.sharedOwnJobs(v) {
+		if !parts.SameReport || j.path != reportPath && j.path != reportPagePath {
+			jobs = append(jobs, j)
 		}
-		jobs = append(jobs, r.snapshotOwnJobs(v, s)...)
 	}
-	for _, label := range parts.Results {
+	// A snapshot's own files, those of them wanted.
+	own := func(label string, want func(path string) bool) error {
 		s, ok := v.snapshot(label)
 		if !ok {
 			return fmt.Errorf("site: no snapshot labelled %q", label)
 		}
 		for _, j := range r.snapshotOwnJobs(v, s) {
-			if j.path != snapshotPath(label) {
+			if want(j.path) {
 				jobs = append(jobs, j)
 			}
+		}
+		return nil
+	}
+	for _, label := range parts.Snapshots {
+		if err := own(label, func(p string) bool { return p != snapshotDataPath(label) }); err != nil {
+			return err
+		}
+	}
+	for _, label := range parts.Results {
+		if err := own(label, func(p string) bool { return p == resultsPath(label) }); err != nil {
+			return err
+		}
+	}
+	for _, label := range parts.Tables {
+		if err := own(label, func(p string) bool { return p == snapshotDataPath(label) }); err != nil {
+			return err
 		}
 	}
 	for _, label := range slices.Sorted(maps.Keys(parts.Drilldowns)) {
@@ -139,8 +184,14 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 			listed[id] = true
 		}
 		// As in RenderCases, the drilldowns whose next-failing link may
-		// lead to a listed case are rendered too.
-		linking := linkingDrilldowns(s.Result.Cases, in.Release.Suite.Cases, listed)
+		// lead to a listed case are rendered too; knowing the snapshot's
+		// last judging, only those whose link did change.
+		var linking map[int]bool
+		if old := snapshotOf(parts.Before, label); old != nil && len(old.Result.Cases) == len(s.Result.Cases) {
+			linking = nextFailingMoved(old, s)
+		} else {
+			linking = linkingDrilldowns(s.Result.Cases, in.Release.Suite.Cases, listed)
+		}
 		for i, c := range in.Release.Suite.Cases {
 			if listed[c.ID] || linking[i] {
 				jobs = append(jobs, r.drilldownJob(v, s, i))
@@ -154,15 +205,50 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 		}
 		jobs = append(jobs, r.historyJob(v, i))
 	}
-	return r.run(jobs, emit, runOptions{})
+	return r.run(uniqueJobs(jobs), emit, runOptions{})
 }
 
-// SameFrame reports whether every page's frame (its navigation, footer
-// and provenance) is the same for two inputs. When it is not, every page
-// changes, and only RenderAll brings a site up to date.
+// uniqueJobs keeps the first job of each path: in a grouped site the
+// cases of one block share a page, which is rendered once.
+func uniqueJobs(jobs []job) []job {
+	seen := make(map[string]bool, len(jobs))
+	out := jobs[:0]
+	for _, j := range jobs {
+		if !seen[j.path] {
+			seen[j.path] = true
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// SameFrame reports whether every page's frame but its footer (the
+// navigation, which links the snapshots, the policy and the handoff) is
+// the same for two inputs. When it is not, every page changes, and only
+// RenderAll brings a site up to date. The footer is left out: it is the
+// same on every page (see Renderer.Footer), so a change of it alone is
+// one new footer, not a new site.
 func SameFrame(a, b *Input) bool {
 	va, errA := newView(a)
 	vb, errB := newView(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	x, y := va.info, vb.info
 	// Where results live is part of every page's links.
-	return errA == nil && errB == nil && reflect.DeepEqual(va.info, vb.info) && va.paths == vb.paths
+	return slices.Equal(x.Labels, y.Labels) && x.HasHandoff == y.HasHandoff && x.HasPolicy == y.HasPolicy && va.paths == vb.paths
+}
+
+// snapshotOf finds the snapshot labelled label in rel; nil when rel is nil
+// or has none.
+func snapshotOf(rel *evaluator.Release, label string) *evaluator.Snapshot {
+	if rel == nil {
+		return nil
+	}
+	for _, s := range rel.Snapshots {
+		if s.Label() == label {
+			return s
+		}
+	}
+	return nil
 }

@@ -3,6 +3,8 @@ package site
 import (
 	"bytes"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -113,6 +115,7 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 	parts := Parts{
 		Snapshots:  []string{"baseline-v1", "candidate-v3"},
 		Results:    []string{"candidate-v2"},
+		Tables:     []string{"candidate-v3", "candidate-v2"},
 		Drilldowns: map[string][]string{"candidate-v2": {"ER-007"}, "candidate-v3": {"ER-001", "ER-007"}},
 		Histories:  []string{"ER-004"},
 	}
@@ -121,7 +124,8 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 	selected := map[string]bool{
 		snapshotPath("baseline-v1"): true, resultsPath("baseline-v1"): true,
 		snapshotPath("candidate-v3"): true, resultsPath("candidate-v3"): true,
-		resultsPath("candidate-v2"):             true,
+		resultsPath("candidate-v2"):      true,
+		snapshotDataPath("candidate-v3"): true, snapshotDataPath("candidate-v2"): true,
 		drilldownPath("candidate-v2", "ER-007"): true,
 		drilldownPath("candidate-v3", "ER-001"): true, drilldownPath("candidate-v3", "ER-007"): true,
 		historyPath("ER-004"): true,
@@ -139,7 +143,7 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 	}
 	var want []string
 	for p := range all {
-		perSnapshotOrCase := strings.HasPrefix(p, "snapshots/") || strings.HasPrefix(p, "cases/") || strings.HasPrefix(p, "results/")
+		perSnapshotOrCase := strings.HasPrefix(p, "snapshots/") || strings.HasPrefix(p, "cases/") || strings.HasPrefix(p, "results/") || strings.HasPrefix(p, "data/snapshots/")
 		if !perSnapshotOrCase || selected[p] {
 			want = append(want, p)
 		}
@@ -153,14 +157,150 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 			t.Errorf("%s differs from RenderAll", p)
 		}
 	}
+	// The report left out when it is the same.
+	parts.SameReport = true
+	kept := collect(t, func(e Emit) error { return r.RenderParts(in, parts, e) })
+	for p := range got {
+		if _, ok := kept[p]; ok == (p == reportPath || p == reportPagePath) {
+			t.Errorf("%s: rendered %v with SameReport", p, ok)
+		}
+	}
 	for _, bad := range []Parts{
 		{Snapshots: []string{"no-such-snapshot"}},
 		{Results: []string{"no-such-snapshot"}},
+		{Tables: []string{"no-such-snapshot"}},
 		{Drilldowns: map[string][]string{"candidate-v3": {"NO-SUCH-CASE"}}},
 		{Histories: []string{"NO-SUCH-CASE"}},
 	} {
 		if err := r.RenderParts(in, bad, func(string, []byte) error { return nil }); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
+	}
+}
+
+// TestSameFrameIgnoresTheFooter checks what SameFrame compares: the
+// navigation, which every page carries, and not the footer, which a
+// live server swaps on its own.
+func TestSameFrameIgnoresTheFooter(t *testing.T) {
+	evaluate := func(edit func(dir string)) *evaluator.Release {
+		t.Helper()
+		dir := copySample(t)
+		edit(dir)
+		rel, err := evaluator.EvaluateDir(dir, evaluator.Options{KeepOutputs: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rel
+	}
+	write := func(dir, name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := evaluate(func(string) {})
+	handoff := []byte("# Handoff\n")
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		t.Fatal(err)
+	}
+	footer := func(in *Input) []byte {
+		f, err := r.Footer(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	for _, tt := range []struct {
+		name        string
+		other       *Input
+		same        bool
+		otherFooter bool
+	}{
+		{"the same inputs", &Input{Release: base, Handoff: handoff}, true, false},
+		{"new thresholds", &Input{Release: evaluate(func(dir string) {
+			write(dir, "gate.json", `{"min_pass_rate": 0.5, "max_critical_failures": 3, "max_p95_latency_ms": 9000, "max_avg_cost_usd": 0.05}`)
+		}), Handoff: handoff}, true, true},
+		{"no handoff page", &Input{Release: base}, false, false},
+		{"a snapshot removed", &Input{Release: evaluate(func(dir string) {
+			if err := os.Remove(filepath.Join(dir, "outputs", "candidate-v2.jsonl")); err != nil {
+				t.Fatal(err)
+			}
+		}), Handoff: handoff}, false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := &Input{Release: base, Handoff: handoff}
+			if got := SameFrame(in, tt.other); got != tt.same {
+				t.Errorf("SameFrame = %v, want %v", got, tt.same)
+			}
+			if differs := !bytes.Equal(footer(in), footer(tt.other)); differs != tt.otherFooter {
+				t.Errorf("footer differs: %v, want %v", differs, tt.otherFooter)
+			}
+		})
+	}
+}
+
+// TestEveryPageCarriesTheFooter checks that Footer gives the bytes each
+// framed page of a build carries, once, after the page's content.
+func TestEveryPageCarriesTheFooter(t *testing.T) {
+	rel, err := evaluator.EvaluateDir(sampleData, evaluator.Options{KeepOutputs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &Input{Release: rel, Handoff: []byte("# Handoff\n")}
+	footer, err := r.Footer(in)
+	if err != nil || !bytes.HasPrefix(footer, []byte(`<footer class="site-footer">`)) {
+		t.Fatalf("footer %q, %v", footer, err)
+	}
+	pages := 0
+	for p, b := range collect(t, func(e Emit) error { return r.RenderAll(in, e) }) {
+		if !strings.HasSuffix(p, ".html") || p == notFoundPath {
+			continue
+		}
+		pages++
+		if n := bytes.Count(b, footer); n != 1 {
+			t.Errorf("%s carries the footer %d times", p, n)
+		} else if at := bytes.Index(b, footer); at < bytes.LastIndex(b, []byte("</main>")) {
+			t.Errorf("%s: the footer comes before the end of the content", p)
+		}
+	}
+	if pages < 40 {
+		t.Errorf("only %d pages", pages)
+	}
+}
+
+// TestGroupedPartsRenderEachPageOnce lists several cases of one block of
+// a grouped site: their shared page is rendered once.
+func TestGroupedPartsRenderEachPageOnce(t *testing.T) {
+	rel, err := evaluator.EvaluateDir(sampleData, evaluator.Options{KeepOutputs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &Input{Release: rel, GroupAbove: 10}
+	ids := []string{"ER-001", "ER-002", "ER-003", "ER-007"}
+	parts := Parts{Drilldowns: map[string][]string{"candidate-v2": ids}, Histories: ids}
+	count := map[string]int{}
+	err = r.RenderParts(in, parts, func(p string, _ []byte) error { count[p]++; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	grouped := 0
+	for p, n := range count {
+		if n != 1 {
+			t.Errorf("%s rendered %d times", p, n)
+		}
+		if strings.HasSuffix(p, "/p0001.html") {
+			grouped++
+		}
+	}
+	if grouped != 2 {
+		t.Errorf("%d grouped pages rendered, want the result page and the history page: %v", grouped, count)
 	}
 }

@@ -21,12 +21,13 @@ type Layout struct {
 	Snapshots []NavLink
 	// AllSnapshots leads to the full list when Snapshots shows only some.
 	AllSnapshots *NavLink
-	Footer       string
-	Provenance   Provenance
 	// ReportHref is the rendered release report, for the footer.
 	ReportHref string
 	// Header is the navigation rendered with the "header" template.
 	Header template.HTML
+	// SiteFooter is the footer rendered with the "footer" template: the
+	// same on every page, so it is rendered once per site.
+	SiteFooter template.HTML
 	// headerKey names what Header depends on, for reuse across pages.
 	headerKey string
 }
@@ -128,8 +129,6 @@ func (s siteInfo) layout(path, title string) Layout {
 		Nav:          nav,
 		Snapshots:    snaps,
 		AllSnapshots: all,
-		Provenance:   s.Provenance,
 		ReportHref:   root + reportPagePath,
-		Footer:       s.policyText() + " · " + strconv.Itoa(s.CaseCount) + " " + plural(s.CaseCount, "case", "cases") + " · " + strconv.Itoa(len(s.Labels)) + " " + plural(len(s.Labels), "snapshot", "snapshots"),
 	}
 }

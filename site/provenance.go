@@ -3,7 +3,10 @@ package site
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"html/template"
 	"runtime/debug"
+	"strconv"
 
 	"github.com/releasegate/releasegate/evaluator"
 )
@@ -76,4 +79,49 @@ func toolVersion() string {
 		return info.Main.Version
 	}
 	return "(devel)"
+}
+
+// FooterData is what the footer of every page shows. It holds nothing
+// about the page it is on, so one rendering of the "footer" template
+// serves every page of a site, and a live server can swap the footer of
+// every page it holds without rendering any page again.
+type FooterData struct {
+	Footer     string // "Policy ER-2026.10 · 12 cases · 3 snapshots"
+	Provenance Provenance
+}
+
+func (s siteInfo) footerData() FooterData {
+	return FooterData{
+		Footer:     s.policyText() + " · " + strconv.Itoa(s.CaseCount) + " " + plural(s.CaseCount, "case", "cases") + " · " + strconv.Itoa(len(s.Labels)) + " " + plural(len(s.Labels), "snapshot", "snapshots"),
+		Provenance: s.Provenance,
+	}
+}
+
+// footer renders the site footer with the template set of name, once per
+// view: every framed page carries the same bytes.
+func (r *Renderer) footer(v *view, name string) (template.HTML, error) {
+	if f := v.footer.Load(); f != nil {
+		return *f, nil
+	}
+	b := r.buffer()
+	defer r.buffers.Put(b)
+	if err := r.templates[name].ExecuteTemplate(b, "footer", v.info.footerData()); err != nil {
+		return "", fmt.Errorf("site: templates/base.html: %w", err)
+	}
+	f := template.HTML(b.String())
+	v.footer.CompareAndSwap(nil, &f)
+	return *v.footer.Load(), nil
+}
+
+// Footer renders the footer that every framed page of in's site carries,
+// byte for byte as it appears on the page. A live server keeps its pages
+// without it and joins the current one when it serves a page, so an edit
+// that changes nothing but the footer renders no page.
+func (r *Renderer) Footer(in *Input) ([]byte, error) {
+	v, err := newView(in)
+	if err != nil {
+		return nil, err
+	}
+	f, err := r.footer(v, "overview")
+	return []byte(f), err
 }

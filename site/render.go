@@ -101,6 +101,8 @@ type view struct {
 	headers sync.Map
 	// nextFailing caches failingAfter by snapshot label.
 	nextFailing sync.Map
+	// footer caches the site footer once rendered.
+	footer atomic.Pointer[template.HTML]
 }
 
 func newView(in *Input) (*view, error) {
@@ -199,6 +201,9 @@ func pageJob[P any](r *Renderer, v *view, p, name string, build func() (P, error
 		if f, ok := any(data).(framed); ok {
 			l := f.frame()
 			if l.Header, err = r.header(v, name, l); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			if l.SiteFooter, err = r.footer(v, name); err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
 		}

@@ -269,13 +269,16 @@ func (v *view) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 			row.CostOver = cost != nil && costGated && cost.Cmp(costLimit) > 0
 		} else if o := s.Outputs[i]; o != nil {
 			row.Latency, row.Cost = "not measured", "not measured"
+			// Each value is read once: a large snapshot has many rows.
 			if o.LatencyMS != nil {
-				row.Latency, row.LatencySort = ms(o.LatencyMS.Rat()), o.LatencyMS.String()
-				row.LatencyOver = latencyGated && o.LatencyMS.Rat().Cmp(latencyLimit) > 0
+				lat := o.LatencyMS.Rat()
+				row.Latency, row.LatencySort = ms(lat), o.LatencyMS.String()
+				row.LatencyOver = latencyGated && lat.Cmp(latencyLimit) > 0
 			}
 			if o.CostUSD != nil {
-				row.Cost, row.CostSort = usd(o.CostUSD.Rat()), o.CostUSD.String()
-				row.CostOver = costGated && o.CostUSD.Rat().Cmp(costLimit) > 0
+				cost := o.CostUSD.Rat()
+				row.Cost, row.CostSort = usd(cost), o.CostUSD.String()
+				row.CostOver = costGated && cost.Cmp(costLimit) > 0
 			}
 		}
 		rows[i] = row
@@ -357,8 +360,19 @@ func overLimit(rows []CaseRow, over func(CaseRow) bool, value func(CaseRow) stri
 			picked = append(picked, i)
 		}
 	}
+	// Each value is read once: thousands of rows may be over a limit.
+	exact := make([]*big.Rat, len(rows))
+	for _, i := range picked {
+		if r, ok := new(big.Rat).SetString(value(rows[i])); ok {
+			exact[i] = r
+		}
+	}
 	slices.SortStableFunc(picked, func(a, b int) int {
-		return -cmpDecimal(value(rows[a]), value(rows[b]))
+		x, y := exact[a], exact[b]
+		if x == nil || y == nil {
+			return -cmpDecimal(value(rows[a]), value(rows[b]))
+		}
+		return -x.Cmp(y)
 	})
 	return picked
 }

@@ -6,9 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"reflect"
-	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/releasegate/releasegate/evaluator"
@@ -22,9 +20,8 @@ import (
 // a small fake so that the server can be checked on its own.
 type renderer interface {
 	RenderAll(in *site.Input, emit site.Emit) error
-	RenderCases(in *site.Input, label string, caseIDs []string, emit site.Emit) error
-	RenderShared(in *site.Input, emit site.Emit) error
 	RenderParts(in *site.Input, parts site.Parts, emit site.Emit) error
+	Footer(in *site.Input) ([]byte, error)
 }
 
 // newRendererFunc makes a renderer from templates/ and assets/.
@@ -45,17 +42,24 @@ type builder struct {
 	renderer renderer
 	release  *evaluator.Release
 	handoff  []byte
-	files    map[string][]byte
+	files    *siteFiles
 
 	// carry holds the changes of failed builds: they still need doing.
 	carry changeSet
+	// fitMemory sets the process's memory limit after each full build
+	// (see fitMemoryLimit): a server does, a test need not.
+	fitMemory bool
 }
 
 // outcome is what a successful build changed.
 type outcome struct {
-	files     map[string][]byte // the whole new site
-	changed   bool              // some file was added, removed or altered
+	files     *siteFiles // the whole new site
+	changed   bool       // some file was added, removed or altered
 	decisions []decisionChange
+	// rendered is how many files were rendered.
+	rendered int
+	// full: every page was rendered again.
+	full bool
 }
 
 // decisionChange is a snapshot whose decision differs from the last good
@@ -90,13 +94,19 @@ func (b *builder) build(ch changeSet) (*outcome, error) {
 	}
 	b.carry = changeSet{}
 	*b = next
-	// The replaced site and the rebuild's scratch are garbage now: on a
-	// large suite hundreds of MiB, which the runtime would keep until the
-	// heap doubled. Returning them at once keeps the server near the size
-	// of one site; it runs while the new site is being served.
-	go debug.FreeOSMemory()
+	if out.full && b.fitMemory {
+		// The replaced site and the build's scratch are garbage now: on
+		// a large suite hundreds of MiB. They are returned at once, and
+		// the memory limit set to what the new site needs; it runs while
+		// the new site is being served. A narrower rebuild leaves little
+		// garbage, which the limit keeps in check.
+		go fitMemoryLimit()
+	}
 	return out, nil
 }
+
+// releaseReport is the release report's path in a site (see the README).
+const releaseReport = "RELEASE_REPORT.md"
 
 // try computes the next builder state without touching the current one.
 func (b *builder) try(ch changeSet) (*outcome, builder, error) {
@@ -112,7 +122,8 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	}
 	var (
 		reevaluated []string
-		redo        []int // cases whose definition or citations changed
+		redo        []int    // cases whose definition or citations changed
+		described   []string // snapshots kept but for their meta.json
 	)
 	switch {
 	case ch.All || ch.Suite:
@@ -121,10 +132,16 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 			return nil, next, err
 		}
 		next.release = in.Release
-	case len(ch.Edited) > 0 || len(ch.Labels) > 0:
+	case len(ch.Edited) > 0 || len(ch.Labels) > 0 || len(ch.Metas) > 0:
 		s, again, keep := b.release.Suite, func(label string) bool { return ch.Labels[label] }, keepSnapshot
 		if len(ch.Edited) > 0 {
-			edited, err := load.Suite(b.data, load.Options{KeepInputs: true})
+			var edited *suite.Suite
+			var err error
+			if len(ch.Edited) == 1 && ch.Edited[load.GateFile] {
+				edited, err = withGate(b.data, s)
+			} else {
+				edited, err = load.Suite(b.data, load.Options{KeepInputs: true})
+			}
 			if err != nil {
 				return nil, next, err
 			}
@@ -145,6 +162,7 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 		// too (they link to each other), so the whole site is rendered.
 		full = full || !sameSet
 		next.release, reevaluated = rel, labels
+		described = describedAgain(b.release, rel, labels)
 	}
 	if ch.All || ch.Handoff {
 		// As in a build, a missing HANDOFF.md only means no handoff page.
@@ -158,44 +176,55 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	}
 
 	in := &site.Input{Release: next.release, Handoff: next.handoff}
-	// Every page's footer names the suite's inputs by their hashes, so an
-	// edit of the suite files renders every page (though only what the
-	// edit changed was judged again).
+	// Every page's footer names the suite's inputs by their hashes. The
+	// site keeps it apart from the pages, so an edit of the suite renders
+	// only the pages whose content it changes; one of the navigation
+	// (a snapshot's order, the handoff page appearing) renders them all.
 	full = full || !site.SameFrame(&site.Input{Release: b.release, Handoff: b.handoff}, in)
+	footer, err := next.renderer.Footer(in)
+	if err != nil {
+		return nil, next, err
+	}
 	var c *collector
 	if full {
-		c = newCollector(nil, b.files)
+		c = newCollector(nil, b.files, footer)
 		if err := next.renderer.RenderAll(in, c.emit); err != nil {
 			return nil, next, err
 		}
 	} else {
-		c = newCollector(b.files, b.files)
-		var jobs []func() error
+		c = newCollector(b.files, b.files, footer)
+		var parts site.Parts
 		if len(ch.Edited) > 0 {
-			parts := editedParts(b.release, next.release, reevaluated, redo)
-			jobs = append(jobs, func() error { return next.renderer.RenderParts(in, parts, c.emit) })
-			reevaluated = nil // parts holds their pages too
-
+			parts = editedParts(b.release, next.release, reevaluated, redo)
+		} else {
+			parts = outputsParts(b.release, next.release, reevaluated)
 		}
-		for _, label := range reevaluated {
-			// Only the cases whose output or verdict changed get their
-			// drilldown and history pages rendered again: on a large
-			// suite these are nearly all the pages.
-			cases := changedCases(b.release.Suite, snapshotOf(b.release, label), snapshotOf(next.release, label))
-			jobs = append(jobs, func() error { return next.renderer.RenderCases(in, label, cases, c.emit) })
+		addDescribed(&parts, described)
+		// The drilldowns whose next-failing link changed are found by
+		// comparing each snapshot with its last judging.
+		parts.Before = b.release
+		// An edit that leaves the decisions and the gates as they were
+		// (a title, a rule, a description, the handoff) may leave the
+		// release report too; otherwise it is not worth comparing.
+		if len(reevaluated) == 0 && reflect.DeepEqual(b.release.Suite.Gate, next.release.Suite.Gate) {
+			old, ok := b.files.get(releaseReport)
+			parts.SameReport = ok && bytes.Equal(old, next.release.Report())
 		}
-		if len(jobs) == 0 && ch.Handoff {
-			jobs = append(jobs, func() error { return next.renderer.RenderShared(in, c.emit) })
-		}
-		if err := runAll(jobs); err != nil {
-			return nil, next, err
+		if len(parts.Snapshots) > 0 || len(ch.Edited) > 0 || ch.Handoff {
+			// Empty parts, as after an edit of HANDOFF.md alone, still
+			// render the pages about no one case or snapshot.
+			if err := next.renderer.RenderParts(in, parts, c.emit); err != nil {
+				return nil, next, err
+			}
 		}
 	}
-	next.files = c.files
+	next.files = c.site
 	return &outcome{
-		files:     c.files,
-		changed:   c.changed || len(c.files) != len(b.files),
+		files:     c.site,
+		changed:   c.changed || c.site.len() != b.files.len(),
 		decisions: diffDecisions(b.release, next.release),
+		rendered:  c.rendered,
+		full:      full,
 	}, next, nil
 }
 
@@ -220,7 +249,7 @@ func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(
 		c, ok := cached[f.Label]
 		sameSet = sameSet && ok
 		if ok && !again(f.Label) {
-			wg.Go(func() { rel.Snapshots[i] = keep(c) })
+			wg.Go(func() { rel.Snapshots[i] = withMeta(keep(c), f.Meta) })
 			continue
 		}
 		redone = append(redone, f.Label)
@@ -240,6 +269,34 @@ func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(
 
 // keepSnapshot reuses a snapshot as it is.
 func keepSnapshot(s *evaluator.Snapshot) *evaluator.Snapshot { return s }
+
+// withMeta is s described by m, its meta.json as it reads now: a
+// snapshot kept from the last build may have been described otherwise.
+// A meta.json judges nothing, so the verdicts stay.
+func withMeta(s *evaluator.Snapshot, m *suite.Meta) *evaluator.Snapshot {
+	if reflect.DeepEqual(s.Result.Meta, m) {
+		return s
+	}
+	described := *s
+	described.Result.Meta = m
+	return &described
+}
+
+// describedAgain lists, in release order, the snapshots of after that
+// were not evaluated again (those in reevaluated were) and whose
+// meta.json differs from before's.
+func describedAgain(before, after *evaluator.Release, reevaluated []string) []string {
+	var labels []string
+	for _, s := range after.Snapshots {
+		if slices.Contains(reevaluated, s.Label()) {
+			continue
+		}
+		if old := snapshotOf(before, s.Label()); old != nil && !reflect.DeepEqual(old.Result.Meta, s.Result.Meta) {
+			labels = append(labels, s.Label())
+		}
+	}
+	return labels
+}
 
 // snapshotOf finds a snapshot of rel by label; nil when there is none.
 func snapshotOf(rel *evaluator.Release, label string) *evaluator.Snapshot {
@@ -273,54 +330,6 @@ func changedPositions(before, after *evaluator.Snapshot) []int {
 		}
 	}
 	return at
-}
-
-// runAll runs jobs concurrently and returns the first error in job order.
-func runAll(jobs []func() error) error {
-	errs := make([]error, len(jobs))
-	var wg sync.WaitGroup
-	for i, job := range jobs {
-		wg.Go(func() { errs[i] = job() })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// collector gathers rendered files into a new site, starting from a copy
-// of base, and notes whether any differ from old. Its emit may be called
-// from several goroutines.
-type collector struct {
-	mu      sync.Mutex
-	files   map[string][]byte
-	old     map[string][]byte
-	changed bool
-}
-
-func newCollector(base, old map[string][]byte) *collector {
-	files := maps.Clone(base)
-	if files == nil {
-		files = make(map[string][]byte, len(old))
-	}
-	return &collector{files: files, old: old}
-}
-
-func (c *collector) emit(name string, data []byte) error {
-	if !fs.ValidPath(name) || name == "." || strings.Contains(name, `\`) {
-		return fmt.Errorf("site: refusing to serve %q: not a path inside the site", name)
-	}
-	// data is ours to keep: site.Emit gives every call a slice of its own.
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if prev, ok := c.old[name]; !ok || !bytes.Equal(prev, data) {
-		c.changed = true
-	}
-	c.files[name] = data
-	return nil
 }
 
 // diffDecisions lists the snapshots whose decision changed, in the new

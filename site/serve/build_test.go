@@ -26,8 +26,8 @@ func newTestBuilder(t *testing.T, nr newRendererFunc) (*builder, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !out.changed || len(out.files) == 0 {
-		t.Fatalf("first build: changed %v, %d files", out.changed, len(out.files))
+	if !out.changed || out.files.len() == 0 {
+		t.Fatalf("first build: changed %v, %d files", out.changed, out.files.len())
 	}
 	return b, data
 }
@@ -56,13 +56,13 @@ func TestOneSnapshotIsEvaluatedAndRenderedAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, shared, snaps := calls.snapshot()
-	if all != 1 || shared != 0 || !slices.Equal(snaps, []string{"candidate-v3"}) {
-		t.Errorf("renders: all %d (want the first build's 1), shared %d (want 0), snapshots %q", all, shared, snaps)
-	}
-	// Only the cases whose outputs went missing get their pages again.
-	if got, want := calls.casesRendered(), [][]string{{"ER-007", "ER-008", "ER-009", "ER-010", "ER-011", "ER-012"}}; !slices.EqualFunc(got, want, slices.Equal) {
-		t.Errorf("cases rendered %q, want %q", got, want)
+	// Only the snapshot's own pages, and those of the cases whose outputs
+	// went missing.
+	missing := []string{"ER-007", "ER-008", "ER-009", "ER-010", "ER-011", "ER-012"}
+	wantParts := site.Parts{Snapshots: []string{"candidate-v3"}, Tables: []string{"candidate-v3"}, Drilldowns: map[string][]string{"candidate-v3": missing}, Histories: missing, Before: before}
+	all := calls.allRendered()
+	if parts := calls.partsRendered(); all != 1 || len(parts) != 1 || !reflect.DeepEqual(parts[0], wantParts) {
+		t.Errorf("renders: all %d (want the first build's 1), parts %+v, want one call with %+v", all, parts, wantParts)
 	}
 	// The other snapshots were not evaluated again: same values.
 	for i, s := range b.release.Snapshots {
@@ -88,8 +88,8 @@ func TestOneSnapshotIsEvaluatedAndRenderedAlone(t *testing.T) {
 	if out.changed || len(out.decisions) != 0 {
 		t.Errorf("unchanged input: changed %v, decisions %v", out.changed, out.decisions)
 	}
-	if got := calls.casesRendered(); len(got) != 2 || len(got[1]) != 0 {
-		t.Errorf("unchanged input: cases rendered %q, want none", got)
+	if got := calls.partsRendered(); len(got) != 2 || len(got[1].Drilldowns["candidate-v3"]) != 0 || len(got[1].Histories) != 0 {
+		t.Errorf("unchanged input: parts rendered %+v, want no case", got)
 	}
 }
 
@@ -150,7 +150,7 @@ func TestTemplateChangeRendersWithoutEvaluating(t *testing.T) {
 	if b.release != rel {
 		t.Error("a template change evaluated the release again")
 	}
-	if all, _, _ := calls.snapshot(); all != 2 {
+	if all := calls.allRendered(); all != 2 {
 		t.Errorf("RenderAll called %d times, want 2", all)
 	}
 }
@@ -164,11 +164,15 @@ func TestHandoffRendersSharedPagesOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, shared, snaps := calls.snapshot()
-	if all != 1 || shared != 1 || len(snaps) != 0 || b.release != rel {
-		t.Errorf("all %d shared %d snapshots %q, release reused %v", all, shared, snaps, b.release == rel)
+	// The pages about no one case or snapshot; no case history.
+	all := calls.allRendered()
+	empty := func(p site.Parts) bool {
+		return len(p.Snapshots)+len(p.Results)+len(p.Tables)+len(p.Drilldowns)+len(p.Histories) == 0
 	}
-	if !strings.Contains(string(out.files["handoff.html"]), "# New handoff") {
+	if parts := calls.partsRendered(); all != 1 || len(parts) != 1 || !empty(parts[0]) || b.release != rel {
+		t.Errorf("all %d, parts %+v, release reused %v", all, parts, b.release == rel)
+	}
+	if !strings.Contains(string(fileOf(t, out.files, "handoff.html")), "# New handoff") {
 		t.Error("handoff page not updated")
 	}
 	// A missing HANDOFF.md is no error, as in a build.
@@ -190,13 +194,13 @@ func TestSchemaChangeRedoesEverything(t *testing.T) {
 	if b.release == rel || b.release.Suite == rel.Suite {
 		t.Error("schema change did not evaluate again")
 	}
-	if all, _, _ := calls.snapshot(); all != 2 {
+	if all := calls.allRendered(); all != 2 {
 		t.Errorf("RenderAll called %d times, want 2", all)
 	}
 }
 
 // TestSuiteEditsRenderWhatTheyChange checks which cases each kind of
-// suite edit judges again and which pages it changes besides every
+// suite edit judges again and which pages it renders besides every
 // page's footer; TestIncrementalSiteEqualsAFullBuild and
 // TestRandomEditsEqualAFullBuild check that they are the right ones.
 func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
@@ -216,22 +220,24 @@ func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
 	}{
 		{"thresholds", "gate.json", func([]byte) []byte {
 			return []byte(`{"min_pass_rate": 0.5, "max_critical_failures": 3, "max_p95_latency_ms": 9000, "max_avg_cost_usd": 0.05}`)
-		}, site.Parts{Snapshots: labels, Drilldowns: each()}},
+		}, site.Parts{Snapshots: labels, Tables: labels, Drilldowns: each()}},
 		{"one case's title", "cases.jsonl", func(src []byte) []byte {
 			return bytes.Replace(src, []byte(`"case_id": "ER-006", "title": "`), []byte(`"case_id": "ER-006", "title": "Edited: `), 1)
-		}, site.Parts{Snapshots: labels, Drilldowns: each("ER-006"), Histories: []string{"ER-006"}}},
+			// The release report names no title: it stays.
+		}, site.Parts{Snapshots: labels, Drilldowns: each("ER-006"), Histories: []string{"ER-006"}, SameReport: true}},
 		{"a rule's title", "POLICY.md", func(src []byte) []byte {
 			return bytes.Replace(src, []byte("§3.1 Finance escalation"), []byte("§3.1 Escalation to finance"), 1)
-		}, site.Parts{Results: labels, Drilldowns: each()}},
+		}, site.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
 		{"a rule only an output cites renumbered", "POLICY.md", func(src []byte) []byte {
 			return bytes.Replace(src, []byte("§4.1 What counts"), []byte("§4.5 What counts"), 1)
-		}, site.Parts{Snapshots: labels, Drilldowns: each("ER-003"), Histories: []string{"ER-003"}}},
+			// Only candidate-v2 cites it: its verdict, in its table, changes.
+		}, site.Parts{Snapshots: labels, Tables: []string{"candidate-v2"}, Drilldowns: each("ER-003"), Histories: []string{"ER-003"}}},
 		{"policy prose", "POLICY.md", func(src []byte) []byte {
 			return append(src, "\nOne more sentence.\n"...)
-		}, site.Parts{Results: labels, Drilldowns: each()}},
+		}, site.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
 		{"a rule added", "POLICY.md", func(src []byte) []byte {
 			return append(src, "\n### ER-2026.10 §10.1 A new rule\n\nText.\n"...)
-		}, site.Parts{Results: labels, Drilldowns: each()}},
+		}, site.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			nr, calls := fakeRenderers()
@@ -250,16 +256,20 @@ func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
 				t.Error("the suite was not read again")
 			}
 			// The footer of every page names the suite's inputs by their
-			// hashes: the whole site is rendered, from verdicts of which
-			// only those of the cases below were judged again.
-			if all, _, _ := calls.snapshot(); all != 2 {
-				t.Errorf("RenderAll called %d times, want 2", all)
+			// hashes, but it is kept apart from the pages: only the parts
+			// below are rendered again.
+			if all := calls.allRendered(); all != 1 {
+				t.Errorf("RenderAll called %d times, want the first build's 1", all)
 			}
-			redo, ok := suiteEdit(rel, b.release.Suite)
-			if !ok {
-				t.Fatal("the edit was taken for one that reaches every case")
+			rendered := calls.partsRendered()
+			if len(rendered) != 1 {
+				t.Fatalf("RenderParts called %d times, want 1", len(rendered))
 			}
-			got := editedParts(rel, b.release, nil, redo)
+			got := rendered[0]
+			if got.Before != rel {
+				t.Error("the last build's release was not given to compare with")
+			}
+			got.Before = nil
 			for _, l := range labels {
 				if got.Drilldowns[l] == nil {
 					got.Drilldowns[l] = []string{}
@@ -290,7 +300,7 @@ func TestCaseEditsAcrossCasesRenderEverything(t *testing.T) {
 	if _, err := b.build(batchOf(change{Kind: suiteChanged, Name: "cases.jsonl"})); err != nil {
 		t.Fatal(err)
 	}
-	if all, _, _ := calls.snapshot(); all != 1 {
+	if all := calls.allRendered(); all != 1 {
 		t.Errorf("RenderAll called %d times after an edit that changes nothing, want 1", all)
 	}
 	// A case added: every page's footer counts the cases.
@@ -299,7 +309,7 @@ func TestCaseEditsAcrossCasesRenderEverything(t *testing.T) {
 	if _, err := b.build(batchOf(change{Kind: suiteChanged, Name: "cases.jsonl"})); err != nil {
 		t.Fatal(err)
 	}
-	if all, _, _ := calls.snapshot(); all != 2 {
+	if all := calls.allRendered(); all != 2 {
 		t.Errorf("RenderAll called %d times after a case was added, want 2", all)
 	}
 }
@@ -313,7 +323,7 @@ func TestAddedAndRemovedSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if all, _, _ := calls.snapshot(); all != 2 {
+	if all := calls.allRendered(); all != 2 {
 		t.Errorf("a new snapshot: RenderAll called %d times, want 2 (other pages link to it)", all)
 	}
 	labels := []string{}
@@ -326,7 +336,7 @@ func TestAddedAndRemovedSnapshots(t *testing.T) {
 	if want := []decisionChange{{Label: "candidate-v10", After: "REVIEW"}}; !slices.Equal(out.decisions, want) {
 		t.Errorf("decisions %v", out.decisions)
 	}
-	if _, ok := out.files["candidate-v10/index.html"]; !ok {
+	if !out.files.has("candidate-v10/index.html") {
 		t.Fatal("new snapshot has no page")
 	}
 
@@ -337,7 +347,7 @@ func TestAddedAndRemovedSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name := range out.files {
+	for name := range out.files.files {
 		if strings.Contains(name, "candidate-v10") {
 			t.Errorf("%s still served after its snapshot was removed", name)
 		}
@@ -350,7 +360,7 @@ func TestAddedAndRemovedSnapshots(t *testing.T) {
 func TestFailedBuildKeepsTheLastGoodOneAndItsWork(t *testing.T) {
 	nr, _ := fakeRenderers()
 	b, data := newTestBuilder(t, nr)
-	good := b.files
+	good := b.files.all()
 	cases := filepath.Join(data, "cases.jsonl")
 	src, _ := os.ReadFile(cases)
 	writeFile(t, cases, append(bytes.Clone(src), "{\"case_id\": \n"...))
@@ -361,7 +371,7 @@ func TestFailedBuildKeepsTheLastGoodOneAndItsWork(t *testing.T) {
 	} else if !errorsAs(err, &in) {
 		t.Errorf("err %T is not an input error", err)
 	}
-	if !maps.EqualFunc(b.files, good, bytes.Equal) {
+	if !maps.EqualFunc(b.files.all(), good, bytes.Equal) {
 		t.Error("failed build changed the site")
 	}
 	// A later, unrelated change still fails: the suite is still broken.
@@ -379,7 +389,7 @@ func TestFailedBuildKeepsTheLastGoodOneAndItsWork(t *testing.T) {
 }
 
 func TestRendererPathsAreChecked(t *testing.T) {
-	c := newCollector(nil, nil)
+	c := newCollector(nil, nil, nil)
 	for _, bad := range []string{"../x", "/etc/passwd", "a/../../b", `a\b`, "", ".", "a//b"} {
 		if err := c.emit(bad, nil); err == nil {
 			t.Errorf("emit(%q) accepted", bad)
@@ -434,7 +444,7 @@ func sameAsBuild(t *testing.T, served map[string][]byte, data string) {
 
 func TestIncrementalSiteEqualsAFullBuild(t *testing.T) {
 	b, data := newTestBuilder(t, siteRenderer)
-	sameAsBuild(t, b.files, data)
+	sameAsBuild(t, b.files.all(), data)
 
 	steps := []struct {
 		name string
@@ -487,7 +497,75 @@ func TestIncrementalSiteEqualsAFullBuild(t *testing.T) {
 			if _, err := b.build(batchOf(st.ch)); err != nil {
 				t.Fatal(err)
 			}
-			sameAsBuild(t, b.files, data)
+			sameAsBuild(t, b.files.all(), data)
+		})
+	}
+}
+
+// TestFooterOnlyChangesRenderNoPageBody edits the suite so that nothing
+// but the footer of every page and the files about no one case change:
+// the inputs hash in the footer changes, yet no drilldown, history or
+// snapshot page is rendered again, and the site served is still a full
+// build's.
+func TestFooterOnlyChangesRenderNoPageBody(t *testing.T) {
+	data := generateSuite(t, 36)
+	b := &builder{data: data, web: releasegate.Web(), newRenderer: siteRenderer}
+	first, err := b.build(changeSet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perPage := func(name string) bool {
+		return strings.HasPrefix(name, "snapshots/") || strings.HasPrefix(name, "cases/") || strings.HasPrefix(name, "data/snapshots/")
+	}
+	var shared int
+	for name := range b.files.files {
+		if !perPage(name) {
+			shared++
+		}
+	}
+	if first.rendered != b.files.len() || shared >= b.files.len()/2 {
+		t.Fatalf("first build rendered %d of %d files, %d shared", first.rendered, b.files.len(), shared)
+	}
+	for _, tc := range []struct {
+		name, file string
+		edit       func([]byte) []byte
+	}{
+		{"gate.json laid out anew", load.GateFile, func(src []byte) []byte { return append(bytes.ReplaceAll(src, []byte(", "), []byte(",\n  ")), '\n') }},
+		{"policy prose", load.PolicyFile, func(src []byte) []byte { return append(src, "\nOne more sentence.\n"...) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := b.files
+			p := filepath.Join(data, tc.file)
+			src, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, p, tc.edit(src))
+			out, err := b.build(batchOf(change{Kind: suiteChanged, Name: tc.file}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Equal(before.footer, b.files.footer) || !out.changed {
+				t.Fatalf("the footer did not change (changed %v)", out.changed)
+			}
+			// The shared files are rendered again, and nothing else; the
+			// release report and its page stay too.
+			if out.rendered != shared-2 {
+				t.Errorf("rendered %d files, want the %d shared ones but the report", out.rendered, shared-2)
+			}
+			for name, f := range b.files.files {
+				old := before.files[name]
+				if !perPage(name) {
+					continue
+				}
+				if &f.head[0] != &old.head[0] {
+					t.Fatalf("%s: rendered again", name)
+				}
+				if html := strings.HasSuffix(name, ".html"); f.framed != html || html && &f.tail[0] != &old.tail[0] {
+					t.Fatalf("%s: not kept apart from its footer, or rendered again", name)
+				}
+			}
+			sameAsBuild(t, b.files.all(), data)
 		})
 	}
 }

@@ -18,6 +18,9 @@ const (
 	handoffChanged changeKind = iota + 1
 	// snapshotChanged: one outputs/<label>.jsonl was written, added or removed.
 	snapshotChanged
+	// metaChanged: one outputs/<label>.meta.json; the snapshot's
+	// verdicts stay, its description and maybe its place change.
+	metaChanged
 	// webChanged: a template or asset; every page is rendered again, nothing is
 	// evaluated again.
 	webChanged
@@ -34,7 +37,7 @@ const (
 // change is one changed file, classified.
 type change struct {
 	Kind  changeKind
-	Label string // the snapshot's label, for snapshotChanged
+	Label string // the snapshot's label, for snapshotChanged and metaChanged
 	Name  string // what to call it in the log: a path relative to its root
 }
 
@@ -46,6 +49,7 @@ type changeSet struct {
 	Web     bool
 	Handoff bool
 	Labels  map[string]bool // snapshots whose outputs file changed
+	Metas   map[string]bool // snapshots whose meta.json changed
 	// Edited are the suite files that changed, when each is one of
 	// editableFiles: a narrower rebuild takes them into account.
 	Edited map[string]bool
@@ -75,6 +79,11 @@ func (c *changeSet) Add(ch change) {
 			c.Labels = map[string]bool{}
 		}
 		c.Labels[ch.Label] = true
+	case metaChanged:
+		if c.Metas == nil {
+			c.Metas = map[string]bool{}
+		}
+		c.Metas[ch.Label] = true
 	}
 	if ch.Name != "" && !slices.Contains(c.Names, ch.Name) {
 		c.Names = append(c.Names, ch.Name)
@@ -89,6 +98,9 @@ func (c *changeSet) Merge(o changeSet) {
 	c.Handoff = c.Handoff || o.Handoff
 	for l := range o.Labels {
 		c.Add(change{Kind: snapshotChanged, Label: l})
+	}
+	for l := range o.Metas {
+		c.Add(change{Kind: metaChanged, Label: l})
 	}
 	for f := range o.Edited {
 		if c.Edited == nil {
@@ -105,7 +117,7 @@ func (c *changeSet) Merge(o changeSet) {
 
 // Empty reports whether nothing was recorded.
 func (c *changeSet) Empty() bool {
-	return !c.All && !c.Suite && !c.Web && !c.Handoff && len(c.Labels) == 0 && len(c.Edited) == 0
+	return !c.All && !c.Suite && !c.Web && !c.Handoff && len(c.Labels) == 0 && len(c.Metas) == 0 && len(c.Edited) == 0
 }
 
 // watchRoots are the folders a server reads: the data folder and, when
@@ -157,8 +169,9 @@ func (r watchRoots) classify(p string) (ch change, ok bool) {
 	}
 	dir, file := path.Split(rel)
 	if dir == load.OutputsDir+"/" && strings.HasSuffix(file, load.MetaSuffix) {
-		// A snapshot's meta.json may reorder every snapshot.
-		return change{Kind: everythingChanged, Name: rel}, true
+		// The rebuild reads every meta.json again: one may reorder the
+		// snapshots, and then every page is rendered again.
+		return change{Kind: metaChanged, Label: strings.TrimSuffix(file, load.MetaSuffix), Name: rel}, true
 	}
 	if dir == load.OutputsDir+"/" && strings.HasSuffix(file, ".jsonl") {
 		// An unsafe label is still a snapshot change: the rebuild then

@@ -1,11 +1,16 @@
 package serve
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"path/filepath"
 	"reflect"
 	"slices"
 
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/judge"
+	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
 	"github.com/releasegate/releasegate/site"
 )
@@ -57,6 +62,27 @@ func suiteEdit(old *evaluator.Release, edited *suite.Suite) (redo []int, ok bool
 		}
 	}
 	return redo, true
+}
+
+// withGate is s with gate.json read again, as load.Suite reads it: an
+// edit of the thresholds alone leaves the cases and the policy as they
+// were read, and on a large suite reading the cases is most of a
+// rebuild's time.
+func withGate(data string, s *suite.Suite) (*suite.Suite, error) {
+	p := filepath.Join(data, load.GateFile)
+	src, err := load.ReadFile(data, p, load.MaxSmallJSONBytes)
+	if err != nil {
+		return nil, err
+	}
+	g, err := load.Gate(p, src)
+	if err != nil {
+		return nil, err
+	}
+	next := suite.NewSuite(s.Policy, s.Cases, g)
+	next.Decisions = s.Decisions
+	sum := sha256.Sum256(src)
+	next.CasesSHA256, next.PolicySHA256, next.GateSHA256 = s.CasesSHA256, s.PolicySHA256, hex.EncodeToString(sum[:])
+	return next, nil
 }
 
 // sameVerdicts reports whether two sets of thresholds differ at most in
@@ -119,12 +145,17 @@ func editedParts(before, after *evaluator.Release, reevaluated []string, redo []
 		inHistory[i] = true
 	}
 	gateEdited := !reflect.DeepEqual(before.Suite.Gate, after.Suite.Gate)
+	limitsMoved := !sameLimits(before.Suite.Gate, after.Suite.Gate)
 	for _, s := range after.Snapshots {
 		label := s.Label()
-		if gateEdited || len(redo) > 0 || slices.Contains(reevaluated, label) {
+		again := slices.Contains(reevaluated, label)
+		if gateEdited || len(redo) > 0 || again {
 			parts.Snapshots = append(parts.Snapshots, label)
 		} else {
 			parts.Results = append(parts.Results, label)
+		}
+		if again || limitsMoved || verdictsMoved(snapshotOf(before, label), s, redo) {
+			parts.Tables = append(parts.Tables, label)
 		}
 		listed := make([]bool, len(cases))
 		for _, i := range redo {
@@ -151,4 +182,72 @@ func editedParts(before, after *evaluator.Release, reevaluated []string, redo []
 		}
 	}
 	return parts
+}
+
+// sameLimits reports whether two sets of thresholds mark the same
+// latencies and costs as over their limits, as a snapshot's case table
+// does.
+func sameLimits(a, b suite.Gate) bool {
+	for _, gate := range []string{decide.GateP95Latency, decide.GateAvgCost} {
+		x, onA := decide.Limit(a, gate)
+		y, onB := decide.Limit(b, gate)
+		if onA != onB || onA && x.Cmp(y) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// verdictsMoved reports whether the verdict of a case at redo differs
+// between two judgings of one snapshot.
+func verdictsMoved(before, after *evaluator.Snapshot, redo []int) bool {
+	if before == nil {
+		return true
+	}
+	for _, i := range redo {
+		if !reflect.DeepEqual(before.Result.Cases[i], after.Result.Cases[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// outputsParts lists the files to render after the snapshots in
+// reevaluated were evaluated again from their outputs files, the rest of
+// the release staying as it was: their pages and results files, and the
+// drilldown and history pages of the cases whose output or verdict
+// changed. On a large suite these are nearly all the pages.
+func outputsParts(before, after *evaluator.Release, reevaluated []string) site.Parts {
+	parts := site.Parts{Drilldowns: make(map[string][]string, len(reevaluated))}
+	inHistory := make([]bool, len(after.Suite.Cases))
+	for _, label := range reevaluated {
+		parts.Snapshots = append(parts.Snapshots, label)
+		parts.Tables = append(parts.Tables, label)
+		ids := []string{}
+		for _, i := range changedPositions(snapshotOf(before, label), snapshotOf(after, label)) {
+			ids = append(ids, after.Suite.Cases[i].ID)
+			inHistory[i] = true
+		}
+		parts.Drilldowns[label] = ids
+	}
+	for i, h := range inHistory {
+		if h {
+			parts.Histories = append(parts.Histories, after.Suite.Cases[i].ID)
+		}
+	}
+	return parts
+}
+
+// addDescribed adds to parts the pages of the snapshots whose meta.json
+// changed: their page shows it, as their results file does.
+func addDescribed(parts *site.Parts, labels []string) {
+	for _, l := range labels {
+		if slices.Contains(parts.Snapshots, l) {
+			continue
+		}
+		if i := slices.Index(parts.Results, l); i >= 0 {
+			parts.Results = slices.Delete(parts.Results, i, i+1)
+		}
+		parts.Snapshots = append(parts.Snapshots, l)
+	}
 }

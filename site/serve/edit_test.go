@@ -3,10 +3,13 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"testing"
 
@@ -81,7 +84,36 @@ func (e *randomEditor) citations() []any {
 
 // edit makes one random edit and returns the change it means.
 func (e *randomEditor) edit() change {
-	switch e.rng.IntN(4) {
+	switch e.rng.IntN(6) {
+	case 4:
+		// A snapshot's meta.json: written, rewritten or removed. With a
+		// recording time on every snapshot, the times order them.
+		label := e.pick("baseline-v1", "candidate-v2", "candidate-v3")
+		p := filepath.Join(e.data, load.OutputsDir, label+load.MetaSuffix)
+		switch e.rng.IntN(4) {
+		case 0:
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				e.t.Fatal(err)
+			}
+		case 1:
+			writeFile(e.t, p, fmt.Appendf(nil, `{"recorded_at": "2026-11-%02dT09:30:00Z", "model": "m-%d"}`, 1+e.rng.IntN(3), e.rng.IntN(3)))
+		default:
+			writeFile(e.t, p, fmt.Appendf(nil, `{"description": "Run %d", "commit": "c%d"}`, e.rng.IntN(1000), e.rng.IntN(3)))
+		}
+		return change{Kind: metaChanged, Label: label, Name: filepath.ToSlash(filepath.Join(load.OutputsDir, label+load.MetaSuffix))}
+	case 5:
+		p := filepath.Join(e.data, load.HandoffFile)
+		switch e.rng.IntN(4) {
+		case 0:
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				e.t.Fatal(err)
+			}
+		default:
+			// A sentence that names a snapshot and a decision, which the
+			// overview checks against the computed ones.
+			writeFile(e.t, p, fmt.Appendf(nil, "# Handoff\n\n## Decision\n\n%s is %s.\n", e.pick("baseline-v1", "candidate-v3"), e.pick("PASS", "BLOCK", "REVIEW")))
+		}
+		return change{Kind: handoffChanged, Name: load.HandoffFile}
 	case 0:
 		gate := fmt.Sprintf(`{"min_pass_rate": %s, "max_critical_failures": %d, "max_p95_latency_ms": %s, "max_avg_cost_usd": %s}`,
 			e.pick("0.5", "0.75", "0.9", "1"), e.rng.IntN(3), e.pick("1000", "2500", "9000"), e.pick("0.01", "0.0125", "0.025"))
@@ -159,11 +191,46 @@ func TestRandomEditsEqualAFullBuild(t *testing.T) {
 				if _, err := b.build(ch); err != nil {
 					t.Fatalf("step %d (%q): %v", step, ch.Names, err)
 				}
-				sameAsBuild(t, b.files, data)
+				sameAsBuild(t, b.files.all(), data)
 				if t.Failed() {
 					t.Fatalf("step %d (%q): the served site differs from a full build", step, ch.Names)
 				}
 			}
 		})
+	}
+}
+
+// TestWithGateReadsAsLoadSuite checks that reading gate.json alone gives
+// the suite a full read gives, and the same error for a bad one.
+func TestWithGateReadsAsLoadSuite(t *testing.T) {
+	data := copyDir(t, sampleData)
+	before, err := load.Suite(data, load.Options{KeepInputs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := filepath.Join(data, load.GateFile)
+	for _, tc := range []struct{ name, gate string }{
+		{"thresholds", `{"min_pass_rate": 0.5, "max_critical_failures": 3, "max_p95_latency_ms": null, "max_avg_cost_usd": 0.05}`},
+		{"layout only", "{\n\"min_pass_rate\": 0.9,\n\"max_critical_failures\": 0,\n\"max_p95_latency_ms\": 2500,\n\"max_avg_cost_usd\": 0.025\n}\n"},
+		{"bad JSON", `{"min_pass_rate": 0.5,`},
+		{"unknown key", `{"min_pass_rate": 0.5, "max_critical_failures": 3, "max_p95_latency_ms": 1, "max_avg_cost_usd": 0.05, "max_fun": 1}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeFile(t, gate, []byte(tc.gate))
+			want, wantErr := load.Suite(data, load.Options{KeepInputs: true})
+			got, err := withGate(data, before)
+			if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+				t.Fatalf("err %v, want %v", err, wantErr)
+			}
+			if err == nil && !reflect.DeepEqual(got, want) {
+				t.Errorf("suite differs from a full read:\n%+v\nwant\n%+v", got, want)
+			}
+		})
+	}
+	if err := os.Remove(gate); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := withGate(data, before); err == nil {
+		t.Error("a missing gate.json accepted")
 	}
 }

@@ -23,9 +23,9 @@ import (
 // is never modified once published, so a request sees one consistent
 // site even while a rebuild swaps in the next.
 type state struct {
-	files      map[string][]byte // nil until a build succeeded
-	failure    error             // the last build's error, nil when it succeeded
-	generation uint64            // grows with every published state
+	files      *siteFiles // nil until a build succeeded
+	failure    error      // the last build's error, nil when it succeeded
+	generation uint64     // grows with every published state
 	// watchLost says why changes cannot be seen; "" while they can.
 	watchLost string
 }
@@ -88,13 +88,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Location", "./"+url.PathEscape(path.Base(r.URL.Path))+"/"+queryOf(r))
 		w.WriteHeader(http.StatusFound)
 	case found == notFound:
-		page, ok := st.files["404.html"]
+		page, ok := st.files.get("404.html")
 		if !ok {
 			page = notFoundPage
 		}
 		h.write(w, r, http.StatusNotFound, "404.html", page, st)
 	default:
-		h.write(w, r, http.StatusOK, name, st.files[name], st)
+		page, _ := st.files.get(name)
+		h.write(w, r, http.StatusOK, name, page, st)
 	}
 }
 
@@ -179,7 +180,7 @@ const (
 // Anything that is not a clean relative path inside the site is not
 // found; since only the site's own files are looked up, nothing else can
 // be reached whatever the path holds.
-func resolve(urlPath string, files map[string][]byte) (string, found) {
+func resolve(urlPath string, files *siteFiles) (string, found) {
 	name, ok := strings.CutPrefix(urlPath, "/")
 	if !ok || strings.ContainsAny(name, "\\\x00") {
 		return "", notFound
@@ -190,10 +191,10 @@ func resolve(urlPath string, files map[string][]byte) (string, found) {
 	if !fs.ValidPath(name) {
 		return "", notFound
 	}
-	if _, ok := files[name]; ok {
+	if files.has(name) {
 		return name, aFile
 	}
-	if _, ok := files[name+"/index.html"]; ok {
+	if files.has(name + "/index.html") {
 		return name + "/", redirectToFolder
 	}
 	return "", notFound

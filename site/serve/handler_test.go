@@ -65,7 +65,7 @@ func TestResolve(t *testing.T) {
 		{"/%2e%2e/", "%2e%2e/index.html", aFile}, // double-encoded: a literal name, not a parent
 	}
 	for _, tt := range tests {
-		name, found := resolve(tt.path, testSite)
+		name, found := resolve(tt.path, wholeSite(testSite))
 		if name != tt.name || found != tt.found {
 			t.Errorf("resolve(%q) = %q, %d; want %q, %d", tt.path, name, found, tt.name, tt.found)
 		}
@@ -77,7 +77,7 @@ func FuzzResolve(f *testing.F) {
 		f.Add(p)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
-		name, found := resolve(p, testSite)
+		name, found := resolve(p, wholeSite(testSite))
 		switch found {
 		case aFile:
 			if _, ok := testSite[name]; !ok {
@@ -131,7 +131,7 @@ func rawGet(t *testing.T, base, target string) (int, string) {
 }
 
 func TestNoPathEscapesTheSite(t *testing.T) {
-	base := serveState(t, &state{files: testSite, generation: 1}, true)
+	base := serveState(t, &state{files: wholeSite(testSite), generation: 1}, true)
 	targets := []string{
 		"/../../../../etc/passwd",
 		"/../go.mod",
@@ -169,7 +169,7 @@ func TestNoPathEscapesTheSite(t *testing.T) {
 }
 
 func TestServesSiteFiles(t *testing.T) {
-	base := serveState(t, &state{files: testSite, generation: 7}, false)
+	base := serveState(t, &state{files: wholeSite(testSite), generation: 7}, false)
 	tests := []struct {
 		target, ctype string
 		status        int
@@ -205,7 +205,7 @@ func TestServesSiteFiles(t *testing.T) {
 }
 
 func TestFolderWithoutSlashRedirects(t *testing.T) {
-	base := serveState(t, &state{files: testSite, generation: 1}, false)
+	base := serveState(t, &state{files: wholeSite(testSite), generation: 1}, false)
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Get(base + "/candidate-v3?x=1")
 	if err != nil {
@@ -218,7 +218,7 @@ func TestFolderWithoutSlashRedirects(t *testing.T) {
 }
 
 func TestOnlyGetAndHead(t *testing.T) {
-	base := serveState(t, &state{files: testSite, generation: 1}, false)
+	base := serveState(t, &state{files: wholeSite(testSite), generation: 1}, false)
 	resp, err := http.Head(base + "/index.html")
 	if err != nil {
 		t.Fatal(err)
@@ -256,7 +256,7 @@ func TestWatchingInjectsIntoHTMLOnly(t *testing.T) {
 	for k, v := range testSite {
 		files[k] = bytes.Clone(v)
 	}
-	base := serveState(t, &state{files: files, generation: 42}, true)
+	base := serveState(t, &state{files: wholeSite(files), generation: 42}, true)
 	snippet := string(livereload.Snippet(42))
 	_, page := get(t, base+"/")
 	if want := strings.Replace(string(testSite["index.html"]), "</body>", snippet+"</body>", 1); string(page) != want {
@@ -285,7 +285,7 @@ func TestWatchingInjectsIntoHTMLOnly(t *testing.T) {
 
 func TestOverlayShowsTheBrokenInput(t *testing.T) {
 	broken := &suite.InputError{File: "data/outputs/candidate-v3.jsonl", Line: 13, Msg: `malformed JSON: invalid character '<' looking for beginning of value in "<script>alert(1)</script>"`}
-	base := serveState(t, &state{files: testSite, generation: 9, failure: broken}, true)
+	base := serveState(t, &state{files: wholeSite(testSite), generation: 9, failure: broken}, true)
 	_, page := get(t, base+"/candidate-v3/")
 	s := string(page)
 	for _, want := range []string{"data/outputs/candidate-v3.jsonl:13", "malformed JSON", "&lt;script&gt;alert(1)&lt;/script&gt;", `id="releasegate-build-error"`} {
@@ -358,7 +358,7 @@ func TestContentType(t *testing.T) {
 func BenchmarkServePage(b *testing.B) {
 	page := append(bytes.Repeat([]byte("<tr><td>ER-001</td><td>pass</td></tr>\n"), 2000), "</body></html>"...)
 	var cur atomic.Pointer[state]
-	cur.Store(&state{files: map[string][]byte{"index.html": page}, generation: 1})
+	cur.Store(&state{files: wholeSite(map[string][]byte{"index.html": page}), generation: 1})
 	h := &handler{current: &cur, hub: livereload.New(1)}
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
 	b.SetBytes(int64(len(page)))

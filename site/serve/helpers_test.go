@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,24 +59,22 @@ type fakeRenderer struct {
 }
 
 type renderCalls struct {
-	mu        sync.Mutex
-	all       int
-	shared    int
-	snapshots []string     // labels given to RenderCases
-	cases     [][]string   // and their cases
-	parts     []site.Parts // given to RenderParts
+	mu    sync.Mutex
+	all   int
+	parts []site.Parts // given to RenderParts
 }
 
-func (c *renderCalls) snapshot() (all, shared int, snaps []string) {
+// allRendered is how many times RenderAll was called.
+func (c *renderCalls) allRendered() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.all, c.shared, slices.Clone(c.snapshots)
+	return c.all
 }
 
-func (c *renderCalls) casesRendered() [][]string {
+func (c *renderCalls) partsRendered() []site.Parts {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return slices.Clone(c.cases)
+	return slices.Clone(c.parts)
 }
 
 // fakeRenderers returns a newRendererFunc and the log of its calls.
@@ -106,28 +105,6 @@ func (f *fakeRenderer) RenderAll(in *site.Input, emit site.Emit) error {
 	return nil
 }
 
-func (f *fakeRenderer) RenderCases(in *site.Input, label string, caseIDs []string, emit site.Emit) error {
-	f.calls.mu.Lock()
-	f.calls.snapshots = append(f.calls.snapshots, label)
-	f.calls.cases = append(f.calls.cases, slices.Clone(caseIDs))
-	f.calls.mu.Unlock()
-	only := map[string]bool{}
-	for _, id := range caseIDs {
-		only[id] = true
-	}
-	if err := f.snapshot(in, label, only, emit); err != nil {
-		return err
-	}
-	return f.shared(in, only, emit)
-}
-
-func (f *fakeRenderer) RenderShared(in *site.Input, emit site.Emit) error {
-	f.calls.mu.Lock()
-	f.calls.shared++
-	f.calls.mu.Unlock()
-	return f.shared(in, nil, emit)
-}
-
 func (f *fakeRenderer) RenderParts(in *site.Input, parts site.Parts, emit site.Emit) error {
 	f.calls.mu.Lock()
 	f.calls.parts = append(f.calls.parts, parts)
@@ -155,6 +132,25 @@ func (f *fakeRenderer) RenderParts(in *site.Input, parts site.Parts, emit site.E
 	return f.shared(in, only, emit)
 }
 
+// Footer names the suite's inputs, as the real one does: it changes with
+// every edit of the suite.
+func (f *fakeRenderer) Footer(in *site.Input) ([]byte, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<footer>%d cases", len(in.Release.Suite.Cases))
+	if len(in.Release.Snapshots) > 0 {
+		i := in.Release.Snapshots[0].Result.Inputs
+		fmt.Fprintf(&b, " from %.8s %.8s %.8s", i.CasesSHA256, i.PolicySHA256, i.GateSHA256)
+	}
+	b.WriteString("</footer>")
+	return b.Bytes(), nil
+}
+
+// framed ends a fake page with the footer.
+func (f *fakeRenderer) framed(in *site.Input, body string) []byte {
+	footer, _ := f.Footer(in)
+	return []byte("<html><body>" + body + string(footer) + "</body></html>\n")
+}
+
 // snapshot renders a snapshot's page, results and a page per case (all of
 // them when only is nil).
 func (f *fakeRenderer) snapshot(in *site.Input, label string, only map[string]bool, emit site.Emit) error {
@@ -162,9 +158,8 @@ func (f *fakeRenderer) snapshot(in *site.Input, label string, only map[string]bo
 		if s.Label() != label {
 			continue
 		}
-		page := fmt.Sprintf("<!doctype html><html><body><h1>%s</h1><p>%s, %s passed</p></body></html>\n",
-			label, s.Result.Decision, s.PassCount())
-		if err := emit(label+"/index.html", []byte(page)); err != nil {
+		page := f.framed(in, fmt.Sprintf("<h1>%s</h1><p>%s, %s passed</p>", label, s.Result.Decision, s.PassCount()))
+		if err := emit(label+"/index.html", page); err != nil {
 			return err
 		}
 		for i, c := range s.Result.Cases {
@@ -175,8 +170,8 @@ func (f *fakeRenderer) snapshot(in *site.Input, label string, only map[string]bo
 			if o := s.Outputs[i]; o != nil {
 				latency = o.LatencyMS.String()
 			}
-			page := fmt.Sprintf("<html><body>%s %s: passed %v, %s ms</body></html>\n", label, c.CaseID, c.Passed, latency)
-			if err := emit(label+"/"+c.CaseID+".html", []byte(page)); err != nil {
+			page := f.framed(in, fmt.Sprintf("%s %s: passed %v, %s ms", label, c.CaseID, c.Passed, latency))
+			if err := emit(label+"/"+c.CaseID+".html", page); err != nil {
 				return err
 			}
 		}
@@ -192,13 +187,12 @@ func (f *fakeRenderer) shared(in *site.Input, only map[string]bool, emit site.Em
 		if only != nil && !only[c.ID] {
 			continue
 		}
-		var h bytes.Buffer
-		fmt.Fprintf(&h, "<html><body><h1>%s</h1>", c.ID)
+		var h strings.Builder
+		fmt.Fprintf(&h, "<h1>%s</h1>", c.ID)
 		for _, s := range in.Release.Snapshots {
 			fmt.Fprintf(&h, "<p>%s: %v</p>", s.Label(), s.Result.Cases[i].Passed)
 		}
-		h.WriteString("</body></html>\n")
-		if err := emit("cases/"+c.ID+".html", h.Bytes()); err != nil {
+		if err := emit("cases/"+c.ID+".html", f.framed(in, h.String())); err != nil {
 			return err
 		}
 	}
@@ -290,3 +284,31 @@ func firstLines(data []byte, n int) []byte {
 
 // errorsAs is errors.As, kept short for table tests.
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// all returns every file of the site joined, as a build writes them.
+func (s *siteFiles) all() map[string][]byte {
+	out := make(map[string][]byte, s.len())
+	for name := range s.files {
+		out[name], _ = s.get(name)
+	}
+	return out
+}
+
+// wholeSite keeps files as a site whose pages have no footer.
+func wholeSite(files map[string][]byte) *siteFiles {
+	s := &siteFiles{files: make(map[string]storedFile, len(files))}
+	for name, data := range files {
+		s.files[name] = storedFile{head: data}
+	}
+	return s
+}
+
+// fileOf returns a file of the site, failing the test when there is none.
+func fileOf(t testing.TB, s *siteFiles, name string) []byte {
+	t.Helper()
+	b, ok := s.get(name)
+	if !ok {
+		t.Fatalf("no %s in the site", name)
+	}
+	return b
+}

@@ -10,7 +10,7 @@ import (
 
 func TestLogLine(t *testing.T) {
 	names := func(ns ...string) changeSet { return changeSet{Names: ns} }
-	three := map[string][]byte{"a": nil, "b": nil, "c": nil}
+	three := wholeSite(map[string][]byte{"a": nil, "b": nil, "c": nil})
 	broken := &suite.InputError{File: "data/outputs/candidate-v3.jsonl", Line: 4, Msg: "invalid JSON at column 6: unexpected EOF"}
 	tests := []struct {
 		name      string

@@ -6,8 +6,11 @@
 // A rebuild does only the work its change needs. An edited snapshot is
 // evaluated again against the cached suite, and only its page, the pages
 // about every snapshot and the drilldown and history pages of the cases
-// whose output or verdict changed are rendered; a template change renders
-// every page without evaluating anything. A build that fails leaves the
+// whose output or verdict changed are rendered; an edit of the cases, the
+// policy or the thresholds judges and renders what it reaches (see
+// suiteEdit); a template change renders every page without evaluating
+// anything. The site is held in memory with every page's footer, which
+// names the suite's inputs, kept apart (see siteFiles). A build that fails leaves the
 // last good site served, with an overlay naming the broken file, line and
 // field on every page.
 //
@@ -115,8 +118,11 @@ func run(ctx context.Context, cfg Config, newRenderer newRendererFunc) error {
 		fmt.Fprintf(logw, "warning: serving on %s, which is not a loopback address: anyone who can reach this machine on that address can read the report; use --addr %s to keep it on this machine\n", where, DefaultAddr)
 	}
 
+	if cfg.Watch {
+		defer keepMemoryLimit()()
+	}
 	s := &server{
-		builder: builder{data: cfg.Data, web: web, newRenderer: newRenderer},
+		builder: builder{data: cfg.Data, web: web, newRenderer: newRenderer, fitMemory: cfg.Watch},
 		log:     &lineLog{w: logw},
 	}
 	s.current.Store(&state{generation: uint64(time.Now().UnixMilli())})
@@ -371,7 +377,7 @@ func logLine(ch changeSet, took time.Duration, out *outcome, err error, first, r
 		return b.String()
 	}
 	if first {
-		fmt.Fprintf(&b, ": %d files", len(out.files))
+		fmt.Fprintf(&b, ": %d files", out.files.len())
 		for i, d := range out.decisions {
 			sep := ", "
 			if i == 0 {

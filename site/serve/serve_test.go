@@ -567,7 +567,7 @@ func TestServeWithoutWatchServesTheBuiltBytes(t *testing.T) {
 	if _, err := b.build(changeSet{}); err != nil {
 		t.Fatal(err)
 	}
-	sameAsBuild(t, b.files, data)
+	sameAsBuild(t, b.files.all(), data)
 	_ = out
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
@@ -579,7 +579,7 @@ func TestServeWithoutWatchServesTheBuiltBytes(t *testing.T) {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if !bytes.Equal(body, b.files[name]) {
+		if !bytes.Equal(body, fileOf(t, b.files, name)) {
 			t.Errorf("%s: served bytes differ from the build (no injection without --watch)", name)
 		}
 	}

@@ -1,0 +1,79 @@
+package serve
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestStoredFilesJoinAsBuilt keeps files as the server does and checks
+// that each joins back to its bytes with the footer it was split on, and
+// to the same page with another footer in its place.
+func TestStoredFilesJoinAsBuilt(t *testing.T) {
+	footer := []byte(`<footer class="site-footer"><p>Policy ER-2026.10 · 12 cases</p></footer>`)
+	other := []byte(`<footer class="site-footer"><p>Policy ER-2026.10 · 13 cases</p></footer>`)
+	long := strings.Repeat("<tr><td>ER-001</td><td>pass</td></tr>\n", 40)
+	tests := []struct {
+		name, path, before, after string
+		framed, packed            bool
+	}{
+		{"small page", "a.html", "<html><body><main>x</main>", "\n</body></html>\n", true, false},
+		{"large page", "snapshots/v1.html", "<html><body><main>" + long + "</main>", "\n</body></html>\n", true, true},
+		{"the footer twice: the last is the frame's", "b.html", "<html><body><main><pre>" + string(footer) + "</pre>" + long + "</main>", "</body></html>", true, true},
+		{"page without a footer", "404.html", "<html><body>" + long, "</body></html>", false, true},
+		{"very large page", "snapshots/v2.html", "<html><body><main>" + strings.Repeat(long, 200), "</main></body></html>", false, false},
+		{"not a page", "results/v1.json", `{"footer": "` + long, `"}`, false, false},
+		{"empty", ".nojekyll", "", "", false, false},
+	}
+	packer := newCollector(nil, nil, footer).packer
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			page := []byte(tt.before + tt.after)
+			want := page
+			if tt.framed {
+				page = []byte(tt.before + string(footer) + tt.after)
+				want = []byte(tt.before + string(other) + tt.after)
+			}
+			f := split(tt.path, bytes.Clone(page), footer, packer)
+			if f.framed != tt.framed || f.packed != tt.packed {
+				t.Fatalf("framed %v packed %v, want %v %v", f.framed, f.packed, tt.framed, tt.packed)
+			}
+			if got := f.join(footer); !bytes.Equal(got, page) {
+				t.Errorf("joined with its footer:\n%q\nwant\n%q", got, page)
+			}
+			if got := f.join(other); !bytes.Equal(got, want) {
+				t.Errorf("joined with another footer:\n%q\nwant\n%q", got, want)
+			}
+			if again := split(tt.path, bytes.Clone(page), footer, packer); !again.same(f) {
+				t.Error("the same bytes kept twice differ")
+			}
+			if tt.packed && len(f.head)+len(f.tail) >= len(page)-len(footer) {
+				t.Errorf("packed into %d bytes, from %d", len(f.head)+len(f.tail), len(page))
+			}
+		})
+	}
+}
+
+// BenchmarkJoinSnapshotPage measures what serving the largest page of a
+// 10,000-case site adds: joining the footer.
+func BenchmarkJoinSnapshotPage(b *testing.B) {
+	footer := []byte(`<footer class="site-footer"><p>Policy ER-2026.10 · 10000 cases</p></footer>`)
+	var page bytes.Buffer
+	page.WriteString("<html><body><main><table>")
+	for i := range 10000 {
+		page.WriteString(`<tr><td><a href="v1/ER-` + strings.Repeat("0", 5) + string(rune('0'+i%10)) + `.html">ER</a></td><td class="pass">pass</td><td>840 ms</td><td>USD 0.011</td></tr>` + "\n")
+	}
+	page.WriteString("</table></main>")
+	page.Write(footer)
+	page.WriteString("</body></html>\n")
+	f := split("snapshots/v1.html", page.Bytes(), footer, newCollector(nil, nil, footer).packer)
+	if f.packed {
+		b.Fatal("a large page is kept compressed")
+	}
+	b.SetBytes(int64(page.Len()))
+	for b.Loop() {
+		if len(f.join(footer)) != page.Len() {
+			b.Fatal("joined page differs in size")
+		}
+	}
+}
