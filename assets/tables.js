@@ -199,30 +199,78 @@
     return td;
   }
 
+  // trialStrip draws a case's trials as the page's own table does: a
+  // mark per trial, the count of passed trials and, when some but not
+  // all passed, the flaky badge. trials holds a string per trial: ""
+  // passed, "-" no output, else the trial's failure codes.
+  function trialStrip(trials) {
+    var passed = 0, words = [], marks = [];
+    trials.forEach(function (codes, i) {
+      var t = i + 1, cls = "pass", icon = "✓", word = "trial " + t + ": pass";
+      if (codes === "-") {
+        cls = "missing"; icon = "–"; word = "trial " + t + ": no output";
+      } else if (codes !== "") {
+        cls = "fail"; icon = "✕"; word = "trial " + t + ": fail (" + codes + ")";
+      } else {
+        passed++;
+      }
+      words.push(word);
+      marks.push(el("span", { "class": "trial-mark trial-" + cls }, [icon]));
+    });
+    var k = trials.length;
+    var flaky = passed > 0 && passed < k;
+    var nodes = [
+      el("span", { "class": "trial-strip", role: "img", "aria-label": passed + " of " + k + " trials passed: " + words.join("; ") }, marks),
+      " ",
+      el("span", { "class": "trial-count" }, [passed + "/" + k])
+    ];
+    if (flaky) {
+      nodes.push(" ", el("span", { "class": "badge badge-flaky" }, [
+        el("span", { "class": "badge-icon", "aria-hidden": "true" }, ["~"]), " flaky"
+      ]));
+    }
+    return { passed: passed, flaky: flaky, nodes: nodes, text: marks.map(function (m) { return m.textContent; }).join("") + " " + passed + "/" + k + (flaky ? " ~ flaky" : "") };
+  }
+
   // recordsFromData makes every record of a snapshot from data/cases.js
   // and data/snapshots/<label>.js, failing cases first as the page does.
-  function recordsFromData(cases, rows, root, label) {
+  // Its row is the one the page writes for the same case, trial strip
+  // included, so a table looks the same however many rows it has.
+  function recordsFromData(cases, rows, root, label, columns) {
     var failing = [], passing = [];
     rows.forEach(function (r, i) { (r[0] ? passing : failing).push(i); });
+    var withTrials = columns.some(function (col) { return col.key === "trials"; });
     return failing.concat(passing).map(function (i, position) {
       var r = rows[i], id = cases.ids[i], title = cases.titles[i];
       var rank = +cases.severity.charAt(i), severity = SEVERITIES[rank];
       var passed = r[0] === 1;
+      var strip = withTrials && r[8] ? trialStrip(r[8]) : null;
+      var values = {
+        "case": id.toLowerCase(), title: title.toLowerCase(), severity: rank, result: passed ? "pass" : "fail",
+        trials: strip ? strip.passed : null, codes: r[1].toLowerCase(), latency: numberOrNull(r[3]), cost: numberOrNull(r[5])
+      };
       var rec = {
         position: position,
         result: passed ? "pass" : "fail",
         severity: severity,
-        text: [id, title, severity, passed ? "pass" : "fail", r[1], r[4], r[6], r[2]].join(" ").toLowerCase(),
-        keys: [id.toLowerCase(), title.toLowerCase(), rank, passed ? "pass" : "fail", r[1].toLowerCase(), numberOrNull(r[3]), numberOrNull(r[5])],
+        flaky: strip ? String(strip.flaky) : "",
+        text: [id, title, severity, passed ? "pass" : "fail", strip ? strip.text : "", r[1], r[4], r[6], r[2]].join(" ").toLowerCase(),
+        keys: columns.map(function (col) { return values.hasOwnProperty(col.key) ? values[col.key] : null; }),
         row: null
       };
       rec.make = function () {
-        var tr = el("tr", { "data-result": rec.result, "data-severity": severity });
+        var attrs = { "data-result": rec.result, "data-severity": severity };
+        if (r[2]) attrs["data-search"] = r[2];
+        if (strip) attrs["data-flaky"] = rec.flaky;
+        var tr = el("tr", attrs);
         var th = el("th", { scope: "row" }, [el("a", { href: resultHref(root, cases, label, i) }, [id])]);
         tr.appendChild(th);
         tr.appendChild(el("td", null, [title]));
         tr.appendChild(el("td", { "data-value": String(rank), "data-label": "Severity" }, [severity]));
         tr.appendChild(el("td", { "data-label": "Result" }, [badge(passed)]));
+        if (withTrials) {
+          tr.appendChild(strip ? el("td", { "class": "trials", "data-label": "Trials", "data-value": String(strip.passed) }, strip.nodes) : el("td"));
+        }
         tr.appendChild(el("td", r[1] ? { "data-label": "Failures" } : null, [r[1]]));
         tr.appendChild(cell(r[4], { "class": "num", "data-label": "Latency", "data-value": r[3] === null ? "" : String(r[3]) }, r[7] & 1, "over the p95 limit"));
         tr.appendChild(cell(r[6], { "class": "num", "data-label": "Cost", "data-value": r[5] === null ? "" : String(r[5]) }, r[7] & 2, "over the limit on the average"));
@@ -381,7 +429,7 @@
       loadScripts(srcs, function (ok) {
         var d = data(), cases = d.cases, rows = d["snapshot:" + label];
         if (ok && cases && rows && rows.length === cases.ids.length) {
-          records = recordsFromData(cases, rows, root, label);
+          records = recordsFromData(cases, rows, root, label, columns);
           complete = true;
         } else {
           loadProblem = true;
@@ -425,7 +473,9 @@
     return (d > 0 ? "+" : "−") + text + (better ? " (better)" : " (worse)");
   }
 
-  function caseList(key, heading, indices, cases, root, label) {
+  // caseList lists cases under a heading, each linking to its drilldown
+  // in label; note, when given, words what a case did (for flaky ones).
+  function caseList(key, heading, indices, cases, root, label, note) {
     var section = el("section", { "class": "case-set", "data-set": key, "aria-labelledby": "set-" + key });
     section.appendChild(el("h2", { id: "set-" + key }, [heading + " (" + indices.length + ")"]));
     if (indices.length === 0) {
@@ -437,7 +487,7 @@
       var id = cases.ids[i];
       ul.appendChild(el("li", null, [
         el("a", { href: resultHref(root, cases, label, i) }, [id]),
-        " " + cases.titles[i]
+        " " + cases.titles[i] + (note ? " (" + note(i) + ")" : "")
       ]));
     });
     section.appendChild(ul);
@@ -445,6 +495,27 @@
       section.appendChild(el("p", null, ["And " + (indices.length - LIST_LIMIT) + " more: the cases page shows every case."]));
     }
     return section;
+  }
+
+  // trialsOf reads the trials of data/matrix.js: k of snapshot s (0
+  // without trials) and the trials case i passed there.
+  function trialsOf(m, s, i) {
+    var k = m.trials ? m.trials[s] : 0;
+    return { k: k, passed: k ? m.trials_passed[s][i] : 0 };
+  }
+
+  // isFlaky: some but not all of the case's trials passed (§8.6).
+  function isFlaky(m, s, i) {
+    var t = trialsOf(m, s, i);
+    return t.k > 0 && t.passed > 0 && t.passed < t.k;
+  }
+
+  // verdictWords words case i's verdict in snapshot s as the overview's
+  // flaky list does: "pass", or "fail, 1/3 trials".
+  function verdictWords(m, s, i) {
+    var v = isFailing(m.status[s].charAt(i)) ? "fail" : "pass";
+    var t = trialsOf(m, s, i);
+    return t.k ? v + ", " + t.passed + "/" + t.k + " trials" : v;
   }
 
   function comparePage(form) {
@@ -479,23 +550,34 @@
         ]));
       });
       var table = el("table", { "class": "compare-gates" }, [el("thead", null, [head]), el("tbody", null, rows)]);
-      var fixed = [], regressed = [], still = [];
+      // A case flaky in either snapshot is listed apart, as on the
+      // overview: its verdict may differ by luck, not by a change.
+      var fixed = [], regressed = [], still = [], flaky = [];
       var sa = m.status[a], sb = m.status[b];
+      var trials = trialsOf(m, a, 0).k > 0 || trialsOf(m, b, 0).k > 0;
       for (var i = 0; i < cases.ids.length; i++) {
         var fa = isFailing(sa.charAt(i)), fb = isFailing(sb.charAt(i));
-        if (fa && !fb) fixed.push(i);
+        if (trials && (isFlaky(m, a, i) || isFlaky(m, b, i))) flaky.push(i);
+        else if (fa && !fb) fixed.push(i);
         else if (!fa && fb) regressed.push(i);
         else if (fa && fb) still.push(i);
       }
-      var summary = regressed.length + " regressed, " + fixed.length + " fixed and " + still.length + " still failing of " + cases.ids.length + " cases, from " + la + " to " + lb + ".";
-      out.replaceChildren(
+      var summary = regressed.length + " regressed, " + fixed.length + " fixed and " + still.length + " still failing of " + cases.ids.length + " cases, from " + la + " to " + lb;
+      summary += flaky.length ? "; " + flaky.length + " flaky in either snapshot, not counted as changes." : ".";
+      var parts = [
         el("h2", { id: "compare-gates" }, ["Gates"]),
         el("div", { "class": "table-wrap", role: "region", "aria-labelledby": "compare-gates", tabindex: "0" }, [table]),
         el("p", { "class": "compare-summary" }, [summary]),
         caseList("regressed", "Regressed: failing in " + lb + ", passing in " + la, regressed, cases, root, lb),
         caseList("fixed", "Fixed: passing in " + lb + ", failing in " + la, fixed, cases, root, lb),
         caseList("still-failing", "Still failing in both", still, cases, root, lb)
-      );
+      ];
+      if (trials) {
+        parts.push(caseList("flaky", "Flaky: some trials passed and some failed in " + la + " or " + lb, flaky, cases, root, lb, function (i) {
+          return verdictWords(m, a, i) + " → " + verdictWords(m, b, i);
+        }));
+      }
+      out.replaceChildren.apply(out, parts);
       writeState({ from: la, to: lb });
     }
     form.addEventListener("change", render);

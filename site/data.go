@@ -3,6 +3,7 @@ package site
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
@@ -76,6 +77,12 @@ type matrixData struct {
 	Decisions []string       `json:"decisions"`
 	Gates     [][]matrixGate `json:"gates"`
 	Status    []string       `json:"status"`
+	// Trials is k per snapshot (0 without trials) and TrialsPassed the
+	// passed trials per case of each snapshot with trials (null for one
+	// without), so the compare page can tell the flaky cases. Both are
+	// absent when no snapshot has trials, which keeps the file as it was.
+	Trials       []int   `json:"trials,omitempty"`
+	TrialsPassed [][]int `json:"trials_passed,omitempty"`
 }
 
 // matrixGate is one gate of one snapshot: the worded observation and the
@@ -97,7 +104,28 @@ func (v *view) matrixData() ([]byte, error) {
 		d.Gates[i] = matrixGates(s, gateRows(s))
 		d.Status[i] = statusLetters(s)
 	}
+	d.Trials, d.TrialsPassed = matrixTrials(snaps)
 	return dataScript("matrix", d)
+}
+
+// matrixTrials is the matrix's trial counts, nil for both when no
+// snapshot has trials.
+func matrixTrials(snaps []*evaluator.Snapshot) ([]int, [][]int) {
+	if !slices.ContainsFunc(snaps, func(s *evaluator.Snapshot) bool { return s.Trials() > 0 }) {
+		return nil, nil
+	}
+	ks, passed := make([]int, len(snaps)), make([][]int, len(snaps))
+	for i, s := range snaps {
+		ks[i] = s.Trials()
+		if ks[i] == 0 {
+			continue
+		}
+		passed[i] = make([]int, len(s.Result.Cases))
+		for j := range s.Result.Cases {
+			passed[i][j] = s.Result.Cases[j].TrialsPassed
+		}
+	}
+	return ks, passed
 }
 
 func matrixGates(s *evaluator.Snapshot, rows []GateRow) []matrixGate {
@@ -126,8 +154,29 @@ func statusLetters(s *evaluator.Snapshot) string {
 // snapshotRow is one case of data/snapshots/<label>.js, as the case table
 // shows it: passed (1 or 0), failure codes, failure details, latency
 // (exact literal, or null without output) and its text, cost and its
-// text, and which of them are over their limit (1 latency, 2 cost).
-type snapshotRow [8]any
+// text, and which of them are over their limit (1 latency, 2 cost). A
+// snapshot with trials adds a ninth member, a rowTrials.
+type snapshotRow []any
+
+// rowTrials is a case's trials for the table's trial strip, one string
+// per trial: "" passed, "-" no output, else its failure codes.
+type rowTrials []string
+
+// noOutputTrial marks a trial without output in a rowTrials.
+const noOutputTrial = "-"
+
+func newRowTrials(s *TrialStrip) rowTrials {
+	out := make(rowTrials, len(s.Marks))
+	for i, m := range s.Marks {
+		switch {
+		case m.Missing:
+			out[i] = noOutputTrial
+		case !m.Passed:
+			out[i] = m.Codes
+		}
+	}
+	return out
+}
 
 // snapshotData is data/snapshots/<label>.js: every row of a case table
 // too large to write into its page.
@@ -150,6 +199,9 @@ func (v *view) snapshotData(s *evaluator.Snapshot) ([]byte, error) {
 			lat, cost = json.Number(r.LatencySort), json.Number(r.CostSort)
 		}
 		out[i] = snapshotRow{passed, r.Codes, r.Search, lat, r.Latency, cost, r.Cost, over}
+		if r.Strip != nil {
+			out[i] = append(out[i], newRowTrials(r.Strip))
+		}
 	}
 	return dataScript("snapshot:"+s.Label(), out)
 }

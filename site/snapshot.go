@@ -183,14 +183,9 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 		p.Cases = p.Cases[:tableRowsInHTML]
 		p.RowsSrc = root + casesDataPath + " " + root + snapshotDataPath(label)
 	}
-	// The rows loaded from the data files carry no trials, so a table
-	// paged from them has no trial column; the drilldowns still do.
-	p.TrialColumn = p.Trials != nil && p.RowsSrc == ""
-	if !p.TrialColumn {
-		for i := range p.Cases {
-			p.Cases[i].Strip = nil
-		}
-	}
+	// The rows loaded from the data files carry the trials too, so a
+	// table of any size shows them.
+	p.TrialColumn = p.Trials != nil
 	failed := s.Result.CasesTotal - s.Result.CasesPassed
 	p.Counts = fmt.Sprintf("%d passed, %d failed (%d critical)", s.Result.CasesPassed, failed, s.Result.CriticalFailures)
 	if s.Trials() > 0 {

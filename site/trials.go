@@ -31,6 +31,7 @@ type TrialMark struct {
 	Trial   int
 	Passed  bool
 	Missing bool   // the snapshot has no line for this trial
+	Codes   string // the trial's failure codes, "" when it passed
 	Href    string // the trial's section on the drilldown
 	Icon    string
 	Class   string // "pass", "fail", "missing"
@@ -64,8 +65,8 @@ func trialStrip(c *evaluator.CaseResult, k int, href func(t int) string) *TrialS
 		m := TrialMark{Trial: t, Passed: len(fs) == 0, Href: href(t), Icon: "✓", Class: "pass"}
 		m.Title = fmt.Sprintf("trial %d: pass", t)
 		if !m.Passed {
-			m.Icon, m.Class = "✕", "fail"
-			m.Title = fmt.Sprintf("trial %d: fail (%s)", t, failureCodes(fs))
+			m.Icon, m.Class, m.Codes = "✕", "fail", failureCodes(fs)
+			m.Title = fmt.Sprintf("trial %d: fail (%s)", t, m.Codes)
 			if len(fs) == 1 && fs[0].Code == judge.MissingOutput {
 				m.Missing, m.Icon, m.Class = true, "–", "missing"
 				m.Title = fmt.Sprintf("trial %d: no output", t)

@@ -312,6 +312,9 @@ func TestDataScripts(t *testing.T) {
 	if key := readDataScript(t, read(matrixDataPath), &m); key != "matrix" {
 		t.Errorf("matrix.js assigns %q", key)
 	}
+	if m.Trials != nil || m.TrialsPassed != nil || strings.Contains(string(read(matrixDataPath)), "trials") {
+		t.Errorf("the sample has no trials, yet matrix.js carries them: %v %v", m.Trials, m.TrialsPassed)
+	}
 	if len(cases.IDs) != len(rel.Suite.Cases) || len(m.Labels) != len(rel.Snapshots) {
 		t.Fatalf("%d ids and %d labels for %d cases and %d snapshots", len(cases.IDs), len(m.Labels), len(rel.Suite.Cases), len(rel.Snapshots))
 	}
@@ -341,6 +344,82 @@ func TestDataScripts(t *testing.T) {
 				t.Errorf("%s gate %d: %+v, results %+v", s.Label(), gi, mg, gr)
 			}
 		}
+	}
+}
+
+// TestTrialDataScripts builds the airline example, whose snapshots have
+// no trials, three and four: the matrix carries each snapshot's k and
+// passed trials per case, and each row of a snapshot with trials carries
+// a string per trial, all as the results say.
+func TestTrialDataScripts(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "public")
+	rel, err := Build(airlineData, out, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(p string) []byte {
+		b, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var m matrixData
+	readDataScript(t, read(matrixDataPath), &m)
+	if len(m.Trials) != len(rel.Snapshots) || len(m.TrialsPassed) != len(rel.Snapshots) {
+		t.Fatalf("matrix trials %v and %d passed lists for %d snapshots", m.Trials, len(m.TrialsPassed), len(rel.Snapshots))
+	}
+	flaky := 0
+	for si, s := range rel.Snapshots {
+		k := s.Trials()
+		if m.Trials[si] != k {
+			t.Errorf("%s: matrix k %d, want %d", s.Label(), m.Trials[si], k)
+		}
+		var rows [][]any
+		readDataScript(t, read(snapshotDataPath(s.Label())), &rows)
+		if k == 0 {
+			if m.TrialsPassed[si] != nil {
+				t.Errorf("%s has no trials but the matrix lists %v", s.Label(), m.TrialsPassed[si])
+			}
+			for i, r := range rows {
+				if len(r) != 8 {
+					t.Errorf("%s row %d has %d members, want 8 without trials", s.Label(), i, len(r))
+				}
+			}
+			continue
+		}
+		for i, res := range s.Result.Cases {
+			if got := m.TrialsPassed[si][i]; got != res.TrialsPassed {
+				t.Errorf("%s %s: matrix says %d trials passed, want %d", s.Label(), res.CaseID, got, res.TrialsPassed)
+			}
+			if res.Flaky() {
+				flaky++
+			}
+			want := make([]any, k)
+			for tr := 1; tr <= k; tr++ {
+				var codes []string
+				for _, f := range res.Failures {
+					if f.Trial == tr && !slices.Contains(codes, string(f.Code)) {
+						codes = append(codes, string(f.Code))
+					}
+				}
+				want[tr-1] = strings.Join(codes, ", ")
+				if len(codes) == 1 && codes[0] == "missing_output" {
+					want[tr-1] = "-"
+				}
+			}
+			if len(rows[i]) != 9 {
+				t.Errorf("%s %s: row has %d members, want 9 with trials", s.Label(), res.CaseID, len(rows[i]))
+				continue
+			}
+			got, _ := rows[i][8].([]any)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s %s: trials %q, want %q", s.Label(), res.CaseID, got, want)
+			}
+		}
+	}
+	if flaky == 0 {
+		t.Error("the airline example has no flaky case to carry")
 	}
 }
 

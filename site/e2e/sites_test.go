@@ -106,6 +106,12 @@ func serveHTTP(t testing.TB, dir string) served {
 // does. It does not redirect /index.html to the folder as http.FileServer
 // would, so a page's recorded requests are the ones its links make.
 func siteHandler(dir string, notFoundPage bool) http.Handler {
+	return siteHandlerAt(dir, subPath, notFoundPage)
+}
+
+// siteHandlerAt is siteHandler with the site under prefix, which starts
+// and ends with a slash.
+func siteHandlerAt(dir, prefix string, notFoundPage bool) http.Handler {
 	root := os.DirFS(dir)
 	notFound := http.NotFound
 	if notFoundPage {
@@ -121,7 +127,7 @@ func siteHandler(dir string, notFoundPage bool) http.Handler {
 		}
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rel, ok := strings.CutPrefix(r.URL.Path, subPath)
+		rel, ok := strings.CutPrefix(r.URL.Path, prefix)
 		if !ok {
 			notFound(w, r)
 			return
@@ -147,6 +153,15 @@ func siteHandler(dir string, notFoundPage bool) http.Handler {
 		}
 		http.ServeContent(w, r, rel, info.ModTime(), f.(readSeeker))
 	})
+}
+
+// serveAt serves dir under prefix as the host of a project site does,
+// with the site's 404.html for a missing address.
+func serveAt(t testing.TB, dir, prefix string) served {
+	t.Helper()
+	srv := httptest.NewServer(siteHandlerAt(dir, prefix, true))
+	t.Cleanup(srv.Close)
+	return served{dir: dir, base: srv.URL + prefix, inScope: sameOrigin(srv.URL)}
 }
 
 type readSeeker interface {

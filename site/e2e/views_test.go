@@ -56,12 +56,19 @@ func openAt(t *testing.T, s served, vp viewport, scheme, rel string) *tab {
 // resultsFile is the part of a results file these tests derive their
 // expectations from.
 type resultsFile struct {
-	Label string `json:"label"`
+	Label    string `json:"label"`
+	Decision string `json:"decision"`
+	Trials   int    `json:"trials"`
+	Meta     struct {
+		RecordedAt string `json:"recorded_at"`
+	} `json:"meta"`
 	Cases []struct {
-		ID       string `json:"case_id"`
-		Severity string `json:"severity"`
-		Passed   bool   `json:"passed"`
-		Failures []struct {
+		ID           string `json:"case_id"`
+		Severity     string `json:"severity"`
+		Passed       bool   `json:"passed"`
+		Trials       int    `json:"trials"`
+		TrialsPassed int    `json:"trials_passed"`
+		Failures     []struct {
 			Code   string `json:"code"`
 			Detail string `json:"detail"`
 		} `json:"failures"`
