@@ -538,15 +538,17 @@
       if (a < 0 || b < 0) return;
       var la = m.labels[a], lb = m.labels[b];
       var head = el("tr", null, [el("th", { scope: "col" }, ["Gate"]), el("th", { scope: "col" }, [la]), el("th", { scope: "col" }, [lb]), el("th", { scope: "col" }, ["Change"])]);
-      var rows = [el("tr", { "data-gate": "decision" }, [el("th", { scope: "row" }, ["Decision"]), el("td", null, [decisionBadge(m.decisions[a])]), el("td", null, [decisionBadge(m.decisions[b])]),
-        el("td", null, [m.decisions[a] === m.decisions[b] ? "no change" : m.decisions[a] + " → " + m.decisions[b]])])];
+      // Each cell names its column, for a phone where the rows stack.
+      var inA = { "data-label": la }, inB = { "data-label": lb }, inChange = { "data-label": "Change" };
+      var rows = [el("tr", { "data-gate": "decision" }, [el("th", { scope: "row" }, ["Decision"]), el("td", inA, [decisionBadge(m.decisions[a])]), el("td", inB, [decisionBadge(m.decisions[b])]),
+        el("td", inChange, [m.decisions[a] === m.decisions[b] ? "no change" : m.decisions[a] + " → " + m.decisions[b]])])];
       m.gates[b].forEach(function (gb, gi) {
         var ga = m.gates[a][gi];
         rows.push(el("tr", { "data-gate": gb.gate }, [
           el("th", { scope: "row" }, [gb.name]),
-          el("td", null, [ga.observed + " ", badge(ga.passed)]),
-          el("td", null, [gb.observed + " ", badge(gb.passed)]),
-          el("td", null, [gateChange(gb.gate, ga.value, gb.value)])
+          el("td", inA, [ga.observed + " ", badge(ga.passed)]),
+          el("td", inB, [gb.observed + " ", badge(gb.passed)]),
+          el("td", inChange, [gateChange(gb.gate, ga.value, gb.value)])
         ]));
       });
       var table = el("table", { "class": "compare-gates" }, [el("thead", null, [head]), el("tbody", null, rows)]);

@@ -12,6 +12,8 @@ type ComparePage struct {
 	From, To string
 	// DataRoot is the way to the site root, for the script's links.
 	DataRoot string
+	// Trials: some snapshot has trials, so the page lists flaky cases.
+	Trials bool
 }
 
 // MatrixPage is cases.html: cases as rows and snapshots as columns, each
@@ -28,6 +30,9 @@ func (v *view) comparePage() (*ComparePage, error) {
 	l := v.info.layout(comparePath, "Compare snapshots")
 	l.Scripts = append(l.Scripts, l.Root+casesDataPath, l.Root+matrixDataPath)
 	p := &ComparePage{Layout: l, Labels: v.info.Labels, DataRoot: l.Root}
+	for _, s := range v.in.Release.Snapshots {
+		p.Trials = p.Trials || s.Trials() > 0
+	}
 	if n := len(p.Labels); n > 0 {
 		p.From, p.To = p.Labels[max(0, n-2)], p.Labels[n-1]
 	}

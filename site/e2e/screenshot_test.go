@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -14,11 +15,14 @@ import (
 )
 
 // screenshotPages are the pages people look at first: the overview, a
-// snapshot with failures and a failing case's drilldown.
+// snapshot with failures, a failing case's drilldown, the comparison of
+// the first and the last snapshot and the cases matrix.
 var screenshotPages = []string{
 	"index.html",
 	"snapshots/candidate-v2.html",
 	"snapshots/candidate-v2/ER-007.html",
+	"compare.html#from=baseline-v1&to=candidate-v3",
+	"cases.html",
 }
 
 // screenshotDir is where screenshots go: $RELEASEGATE_SCREENSHOTS, or a new
@@ -51,7 +55,7 @@ func TestScreenshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sample, large := serveHTTP(t, shared.sampleSite(t)), serveHTTP(t, generated)
+	sample, large, airline := serveHTTP(t, shared.sampleSite(t)), serveHTTP(t, generated), serveHTTP(t, airlineDir(t))
 	dir := screenshotDir(t)
 	t.Logf("screenshots in %s", dir)
 	type shot struct {
@@ -63,11 +67,15 @@ func TestScreenshots(t *testing.T) {
 	}
 	var shots []shot
 	for _, rel := range screenshotPages {
-		shots = append(shots, shot{strings.NewReplacer("/", "_", ".html", "").Replace(rel), sample, rel, []string{"light", "dark"}, pageTimeout})
+		name := strings.NewReplacer("/", "_", ".html", "", "#", "_", "&", "_", "=", "-").Replace(rel)
+		shots = append(shots, shot{name, sample, rel, []string{"light", "dark"}, pageTimeout})
 	}
 	shots = append(shots,
 		shot{"generated_index", large, "index.html", []string{"light", "dark"}, 3 * pageTimeout},
-		shot{"generated_snapshot", large, "snapshots/" + generatedLabels["candidate-v2"] + ".html", []string{"light"}, 3 * pageTimeout})
+		shot{"generated_snapshot", large, "snapshots/" + generatedLabels["candidate-v2"] + ".html", []string{"light"}, 3 * pageTimeout},
+		shot{"generated_compare", large, "compare.html", []string{"light", "dark"}, 3 * pageTimeout},
+		shot{"airline_compare", airline, "compare.html#from=retrained&to=candidate", []string{"light", "dark"}, pageTimeout},
+		shot{"generated_cases", large, "cases.html", []string{"light", "dark"}, 3 * pageTimeout})
 	for _, sh := range shots {
 		for _, vp := range viewports {
 			t.Run(sh.name+"/"+vp.name, func(t *testing.T) {
@@ -85,15 +93,16 @@ func TestScreenshots(t *testing.T) {
 					if _, err := eval[[]chartFit](tb, chartFitJS); err != nil {
 						t.Fatal(err)
 					}
-					// The first screen, then, scrolled to them, the charts.
-					for _, part := range []string{"", "-charts"} {
+					// The first screen, then, scrolled to them, the charts
+					// and the cases a comparison lists.
+					for _, part := range []string{"", "-gates", "-charts", "-changes"} {
 						if part != "" {
-							found, err := eval[bool](tb, scrollToChartsJS)
+							found, err := eval[bool](tb, fmt.Sprintf(scrollToJS, scrollTargets[part]))
 							if err != nil {
 								t.Fatal(err)
 							}
 							if !found {
-								break
+								continue
 							}
 						}
 						png64, err := chromedp.Run(tb.ctx, chromedp.CaptureScreenshot())
@@ -125,13 +134,17 @@ func TestScreenshots(t *testing.T) {
 	}
 }
 
-// scrollToChartsJS scrolls the page's charts, with their headings, to the
-// top of the viewport and waits for the next frame; false when the page
-// has none.
-const scrollToChartsJS = `new Promise(done => {
-	const grid = document.querySelector(".chart-grid");
-	if (!grid) return done(false);
-	const section = grid.closest("section") || grid;
+// scrollTargets are the parts of a page shot apart from its first
+// screen, by the suffix of their file names.
+var scrollTargets = map[string]string{"-gates": "table.gates", "-charts": ".chart-grid", "-changes": "#compare-result .compare-summary"}
+
+// scrollToJS scrolls the part of the page the selector %q finds, with
+// its section's heading, to the top of the viewport and waits for the
+// next frame; false when the page has no such part.
+const scrollToJS = `new Promise(done => {
+	const part = document.querySelector(%q);
+	if (!part) return done(false);
+	const section = part.closest("section") || part;
 	section.scrollIntoView({block: "start"});
 	requestAnimationFrame(() => requestAnimationFrame(() => done(true)));
 })`
