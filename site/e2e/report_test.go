@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -567,6 +568,25 @@ func writeFlakyTrials(dir string, n int) error {
 	return os.WriteFile(filepath.Join(dir, "outputs", "candidate-v3.jsonl"), out.Bytes(), 0o644)
 }
 
+// flakyTrialSites builds the suite of writeFlakyTrials once per run at
+// 48 cases, a table the page holds, and at 240, one it loads from data
+// files; the folders by size.
+var flakyTrialSites = sync.OnceValues(func() (map[int]string, error) {
+	dirs := map[int]string{}
+	for _, n := range []int{48, 240} {
+		data := filepath.Join(shared.tmp, fmt.Sprint("flaky-data-", n))
+		if err := writeFlakyTrials(data, n); err != nil {
+			return nil, err
+		}
+		dir, err := buildSite(data, filepath.Join(shared.tmp, fmt.Sprint("flaky-site-", n)))
+		if err != nil {
+			return nil, err
+		}
+		dirs[n] = dir
+	}
+	return dirs, nil
+})
+
 // rowLookJS describes the one row the case table shows as a reader
 // meets it: its text as laid out, and every element in it with its
 // classes, its name for assistive technology and its box relative to the
@@ -609,17 +629,12 @@ type rowLook struct {
 func TestLoadedRowsKeepTrialStrips(t *testing.T) {
 	t.Parallel()
 	shared.needBrowser(t)
-	tmp := t.TempDir()
+	dirs, err := flakyTrialSites()
+	if err != nil {
+		t.Fatal(err)
+	}
 	sites := map[int]served{}
-	for _, n := range []int{48, 240} {
-		data := filepath.Join(tmp, fmt.Sprint("data-", n))
-		if err := writeFlakyTrials(data, n); err != nil {
-			t.Fatal(err)
-		}
-		dir, err := buildSite(data, filepath.Join(tmp, fmt.Sprint("site-", n)))
-		if err != nil {
-			t.Fatal(err)
-		}
+	for n, dir := range dirs {
 		sites[n] = serveHTTP(t, dir)
 	}
 	v3 := readResults(t, sites[240].dir, "candidate-v3")
@@ -699,4 +714,51 @@ func TestLoadedRowsKeepTrialStrips(t *testing.T) {
 			t.Errorf("the count reads %q, want %q", count, want)
 		}
 	})
+}
+
+// TestReportViewsAccessible runs axe-core, in both colour schemes, on
+// what the page scripts draw and the sample does not show: a comparison
+// with flaky cases, a case table loaded from data files with trial
+// strips, and the cases matrix and comparison with 44-character labels.
+func TestReportViewsAccessible(t *testing.T) {
+	t.Parallel()
+	shared.needBrowser(t)
+	shared.needFile(t, "axe-core (npm axe-core)", axeScript)
+	flaky, err := flakyTrialSites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	generated, err := generatedSite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := []struct {
+		name  string
+		s     served
+		rel   string
+		ready string
+	}{
+		{"airline compare", serveHTTP(t, airlineDir(t)), "compare.html#from=retrained&to=candidate", `!!document.querySelector("#compare-result .case-set[data-set=flaky] li")`},
+		{"loaded trial table", serveHTTP(t, flaky[240]), "snapshots/candidate-v3.html#flaky=true", `document.getElementById("case-table").hasAttribute("data-ready")`},
+		{"generated cases", serveHTTP(t, generated), "cases.html", `document.querySelectorAll("#matrix-table tbody tr").length > 0`},
+		{"generated compare", serveHTTP(t, generated), "compare.html", `!!document.querySelector("#compare-result .case-set")`},
+	}
+	for _, p := range pages {
+		for _, vp := range []viewport{viewports[0], viewports[2]} {
+			t.Run(p.name+"/"+vp.name, func(t *testing.T) {
+				tb := openAt(t, p.s, vp, "", p.rel)
+				tb = tb.withTimeout(t, 3*pageTimeout)
+				waitFor(t, tb, p.ready, "the page script")
+				got, err := axeProbe(tb)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, v := range append(got.Light, got.Dark...) {
+					if v.blocking() {
+						t.Errorf("%s", v)
+					}
+				}
+			})
+		}
+	}
 }
