@@ -762,3 +762,63 @@ func TestReportViewsAccessible(t *testing.T) {
 		}
 	}
 }
+
+// TestManyBarsChart opens a snapshot chart of the generated suite, which
+// draws its bars in batches: the bars over the limit are still apart in
+// their colour, and the tooltip of a bar names its case and its value,
+// not the empty slot of the other batch.
+func TestManyBarsChart(t *testing.T) {
+	t.Parallel()
+	shared.needBrowser(t)
+	generated, err := generatedSite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serveHTTP(t, generated)
+	tb := openAt(t, s, viewports[0], "", "snapshots/"+generatedLabels["candidate-v2"]+".html")
+	tb = tb.withTimeout(t, 3*pageTimeout)
+	if _, err := eval[[]chartFit](tb, chartFitJS); err != nil {
+		t.Fatal(err)
+	}
+	type tip struct {
+		Case, Value, Tooltip string
+	}
+	got, err := eval[struct {
+		Series int   `json:"series"`
+		Over   int   `json:"over"`
+		Tips   []tip `json:"tips"`
+	}](tb, `new Promise(done => {
+		const box = document.getElementById("case_latency");
+		const chart = echarts.getInstanceByDom(box);
+		const option = chart.getOption();
+		const cats = option.xAxis[0].data;
+		const marked = option.series[1] ? option.series[1].data : [];
+		const over = marked.findIndex(v => v !== "-");
+		const plain = option.series[0].data.findIndex(v => v !== "-");
+		const tips = [];
+		const show = (i, then) => {
+			chart.dispatchAction({type: "showTip", seriesIndex: option.series[0].data[i] !== "-" ? 0 : 1, dataIndex: i});
+			setTimeout(() => {
+				const text = Array.from(box.querySelectorAll("div")).filter(d => d.style.position === "absolute" && d.textContent.trim() !== "").map(d => d.textContent).join(" | ");
+				const v = option.series[0].data[i] !== "-" ? option.series[0].data[i] : marked[i];
+				tips.push({Case: cats[i], Value: String(v), Tooltip: text});
+				then();
+			}, 300);
+		};
+		show(plain, () => show(over, () => done({series: option.series.length, over: marked.filter(v => v !== "-").length, tips})));
+	})`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Series != 2 || got.Over == 0 {
+		t.Errorf("%d series with %d bars over the limit, want the plain and the over-limit batch", got.Series, got.Over)
+	}
+	for _, tp := range got.Tips {
+		if !strings.Contains(tp.Tooltip, tp.Case) || !strings.Contains(strings.ReplaceAll(tp.Tooltip, ",", ""), tp.Value) || strings.Count(tp.Tooltip, "latency (ms)") != 1 {
+			t.Errorf("the tooltip of %s (%s) reads %q", tp.Case, tp.Value, tp.Tooltip)
+		}
+	}
+	for _, p := range tb.log.snapshot().problems() {
+		t.Error(p)
+	}
+}
