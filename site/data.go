@@ -165,6 +165,7 @@ type rowTrials []string
 // noOutputTrial marks a trial without output in a rowTrials.
 const noOutputTrial = "-"
 
+// newRowTrials reads a case's trials off its strip.
 func newRowTrials(s *TrialStrip) rowTrials {
 	out := make(rowTrials, len(s.Marks))
 	for i, m := range s.Marks {
