@@ -610,13 +610,17 @@
     var count = form.elements.namedItem("count");
     var last = m.status.length - 1;
     var records = cases.ids.map(function (id, i) {
-      var failing = 0;
-      m.status.forEach(function (s) { if (isFailing(s.charAt(i))) failing++; });
-      return { i: i, text: (id + " " + cases.titles[i]).toLowerCase(), failing: failing };
+      var failing = 0, flaky = 0;
+      m.status.forEach(function (s, si) {
+        if (isFailing(s.charAt(i))) failing++;
+        if (isFlaky(m, si, i)) flaky++;
+      });
+      return { i: i, text: (id + " " + cases.titles[i]).toLowerCase(), failing: failing, flaky: flaky };
     });
     var state = readState(["q", "show", "page"]);
     var shows = {
       "": function () { return true; },
+      "flaky": function (r) { return r.flaky > 0; },
       "latest-fail": function (r) { return last >= 0 && isFailing(m.status[last].charAt(r.i)); },
       "any-fail": function (r) { return r.failing > 0; },
       "changed": function (r) { return r.failing > 0 && r.failing < m.status.length; }
@@ -635,10 +639,18 @@
       ]);
       m.labels.forEach(function (label, s) {
         var c = CELL[m.status[s].charAt(r.i)] || CELL.F;
-        tr.appendChild(el("td", { "class": "matrix-cell " + c.cls }, [
-          el("a", { href: resultHref(root, cases, label, r.i), title: id + " in " + label + ": " + c.word }, [
-            el("span", { "aria-hidden": "true" }, [c.icon]),
-            el("span", { "class": "visually-hidden" }, [c.word])
+        var cls = c.cls, icon = c.icon, word = c.word;
+        // A flaky case keeps its verdict's mark, with ~ and its trials.
+        if (isFlaky(m, s, r.i)) {
+          var t = trialsOf(m, s, r.i);
+          cls += " cell-flaky";
+          icon += "~";
+          word += ", flaky: " + t.passed + "/" + t.k + " trials";
+        }
+        tr.appendChild(el("td", { "class": "matrix-cell " + cls }, [
+          el("a", { href: resultHref(root, cases, label, r.i), title: id + " in " + label + ": " + word }, [
+            el("span", { "aria-hidden": "true" }, [icon]),
+            el("span", { "class": "visually-hidden" }, [word])
           ])
         ]));
       });

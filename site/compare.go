@@ -1,5 +1,11 @@
 package site
 
+import (
+	"slices"
+
+	"github.com/releasegate/releasegate/evaluator"
+)
+
 // ComparePage is compare.html: any two snapshots side by side, their gate
 // deltas and the cases fixed, regressed and still failing between them.
 // The page script computes the comparison from data/matrix.js for the
@@ -24,15 +30,15 @@ type MatrixPage struct {
 	Labels    []NavLink
 	CaseCount int
 	DataRoot  string
+	// Trials: some snapshot has trials, so the page can show the flaky
+	// cases.
+	Trials bool
 }
 
 func (v *view) comparePage() (*ComparePage, error) {
 	l := v.info.layout(comparePath, "Compare snapshots")
 	l.Scripts = append(l.Scripts, l.Root+casesDataPath, l.Root+matrixDataPath)
-	p := &ComparePage{Layout: l, Labels: v.info.Labels, DataRoot: l.Root}
-	for _, s := range v.in.Release.Snapshots {
-		p.Trials = p.Trials || s.Trials() > 0
-	}
+	p := &ComparePage{Layout: l, Labels: v.info.Labels, DataRoot: l.Root, Trials: v.anyTrials()}
 	if n := len(p.Labels); n > 0 {
 		p.From, p.To = p.Labels[max(0, n-2)], p.Labels[n-1]
 	}
@@ -42,9 +48,14 @@ func (v *view) comparePage() (*ComparePage, error) {
 func (v *view) matrixPage() (*MatrixPage, error) {
 	l := v.info.layout(matrixPath, "Cases")
 	l.Scripts = append(l.Scripts, l.Root+casesDataPath, l.Root+matrixDataPath)
-	p := &MatrixPage{Layout: l, CaseCount: v.info.CaseCount, DataRoot: l.Root}
+	p := &MatrixPage{Layout: l, CaseCount: v.info.CaseCount, DataRoot: l.Root, Trials: v.anyTrials()}
 	for _, label := range v.info.Labels {
 		p.Labels = append(p.Labels, NavLink{Href: l.Root + snapshotPath(label), Text: label})
 	}
 	return p, nil
+}
+
+// anyTrials reports whether some snapshot has trials.
+func (v *view) anyTrials() bool {
+	return slices.ContainsFunc(v.in.Release.Snapshots, func(s *evaluator.Snapshot) bool { return s.Trials() > 0 })
 }

@@ -741,6 +741,7 @@ func TestReportViewsAccessible(t *testing.T) {
 		{"airline compare", serveHTTP(t, airlineDir(t)), "compare.html#from=retrained&to=candidate", `!!document.querySelector("#compare-result .case-set[data-set=flaky] li")`},
 		{"loaded trial table", serveHTTP(t, flaky[240]), "snapshots/candidate-v3.html#flaky=true", `document.getElementById("case-table").hasAttribute("data-ready")`},
 		{"generated cases", serveHTTP(t, generated), "cases.html", `document.querySelectorAll("#matrix-table tbody tr").length > 0`},
+		{"airline cases", serveHTTP(t, airlineDir(t)), "cases.html", `document.querySelectorAll("#matrix-table tbody tr").length > 0`},
 		{"generated compare", serveHTTP(t, generated), "compare.html", `!!document.querySelector("#compare-result .case-set")`},
 	}
 	for _, p := range pages {
@@ -817,6 +818,72 @@ func TestManyBarsChart(t *testing.T) {
 		if !strings.Contains(tp.Tooltip, tp.Case) || !strings.Contains(strings.ReplaceAll(tp.Tooltip, ",", ""), tp.Value) || strings.Count(tp.Tooltip, "latency (ms)") != 1 {
 			t.Errorf("the tooltip of %s (%s) reads %q", tp.Case, tp.Value, tp.Tooltip)
 		}
+	}
+	for _, p := range tb.log.snapshot().problems() {
+		t.Error(p)
+	}
+}
+
+// TestMatrixMarksFlakyCells opens the cases matrix of the airline
+// example: a cell is marked flaky, with its trials, exactly where the
+// results make the case flaky in that snapshot, and "flaky in some
+// snapshot" shows exactly the cases flaky somewhere.
+func TestMatrixMarksFlakyCells(t *testing.T) {
+	t.Parallel()
+	shared.needBrowser(t)
+	s := serveHTTP(t, airlineDir(t))
+	order := releaseOrder(t, s.dir)
+	tb := openAt(t, s, viewports[0], "", "cases.html")
+	type cellInfo struct{ Case, Label, Text, Class string }
+	cells, err := eval[[]cellInfo](tb, `(() => {
+		const labels = Array.from(document.querySelectorAll("#matrix-table thead th")).slice(2).map(th => th.textContent.trim());
+		const out = [];
+		document.querySelectorAll("#matrix-table tbody tr").forEach(tr => {
+			const id = tr.querySelector("th").textContent.trim();
+			tr.querySelectorAll("td.matrix-cell").forEach((td, i) => out.push({Case: id, Label: labels[i], Text: td.querySelector(".visually-hidden").textContent, Class: td.className}));
+		});
+		return out; })()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{} // case and label → the cell's words
+	var flakySomewhere []string
+	for _, r := range order {
+		for _, c := range r.Cases {
+			w := "fail"
+			if c.Passed {
+				w = "pass"
+			}
+			if c.Trials > 0 && c.TrialsPassed > 0 && c.TrialsPassed < c.Trials {
+				w += fmt.Sprintf(", flaky: %d/%d trials", c.TrialsPassed, c.Trials)
+				if !slices.Contains(flakySomewhere, c.ID) {
+					flakySomewhere = append(flakySomewhere, c.ID)
+				}
+			}
+			want[c.ID+" "+r.Label] = w
+		}
+	}
+	if len(cells) != len(want) {
+		t.Fatalf("%d cells, want %d", len(cells), len(want))
+	}
+	for _, c := range cells {
+		w := want[c.Case+" "+c.Label]
+		if c.Text != w && !(strings.HasPrefix(w, "fail") && strings.HasPrefix(c.Text, "fail: no output")) {
+			t.Errorf("cell %s × %s reads %q, want %q", c.Case, c.Label, c.Text, w)
+		}
+		if strings.Contains(w, "flaky") != strings.Contains(c.Class, "cell-flaky") {
+			t.Errorf("cell %s × %s has class %q; flaky: %v", c.Case, c.Label, c.Class, strings.Contains(w, "flaky"))
+		}
+	}
+	slices.Sort(flakySomewhere)
+	tb.close()
+	tb = openAt(t, s, viewports[0], "", "cases.html#show=flaky")
+	ids, err := eval[[]string](tb, `Array.from(document.querySelectorAll("#matrix-table tbody tr th"), th => th.textContent.trim())`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ids, flakySomewhere) {
+		t.Errorf("flaky in some snapshot: %v, want %v", ids, flakySomewhere)
 	}
 	for _, p := range tb.log.snapshot().problems() {
 		t.Error(p)

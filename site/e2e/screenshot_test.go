@@ -75,6 +75,7 @@ func TestScreenshots(t *testing.T) {
 		shot{"generated_snapshot", large, "snapshots/" + generatedLabels["candidate-v2"] + ".html", []string{"light"}, 3 * pageTimeout},
 		shot{"generated_compare", large, "compare.html", []string{"light", "dark"}, 3 * pageTimeout},
 		shot{"airline_compare", airline, "compare.html#from=retrained&to=candidate", []string{"light", "dark"}, pageTimeout},
+		shot{"airline_cases", airline, "cases.html", []string{"light", "dark"}, pageTimeout},
 		shot{"generated_cases", large, "cases.html", []string{"light", "dark"}, 3 * pageTimeout})
 	for _, sh := range shots {
 		for _, vp := range viewports {
