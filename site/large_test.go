@@ -122,7 +122,11 @@ func BenchmarkRenderDrilldown(b *testing.B) {
 	var w bytes.Buffer
 	for b.Loop() {
 		w.Reset()
-		if err := r.execute(&w, "drilldown", v.drilldown(s, 6)); err != nil {
+		p := v.drilldown(s, 6)
+		if err := r.frame(v, "drilldown", p.frame()); err != nil {
+			b.Fatal(err)
+		}
+		if err := r.execute(&w, "drilldown", p); err != nil {
 			b.Fatal(err)
 		}
 	}

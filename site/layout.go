@@ -23,13 +23,21 @@ type Layout struct {
 	AllSnapshots *NavLink
 	// ReportHref is the rendered release report, for the footer.
 	ReportHref string
-	// Header is the navigation rendered with the "header" template.
+	// Head is the links of the page's head, rendered with the "head"
+	// template; Header is the navigation, rendered with "header".
+	Head   template.HTML
 	Header template.HTML
 	// SiteFooter is the footer rendered with the "footer" template: the
 	// same on every page, so it is rendered once per site.
 	SiteFooter template.HTML
 	// headerKey names what Header depends on, for reuse across pages.
 	headerKey string
+}
+
+// headKey names what Head depends on, for reuse across pages: every
+// link it holds.
+func (l *Layout) headKey() string {
+	return l.Icon + "\x00" + l.Style + "\x00" + l.Tables + "\x00" + l.Script + "\x00" + strings.Join(l.Scripts, "\x00")
 }
 
 // frame gives the renderer every page's Layout.

@@ -97,8 +97,10 @@ type view struct {
 	info siteInfo
 	// paths say where each result and case history lives.
 	paths resultPaths
-	// headers caches rendered navigation by Layout.headerKey.
+	// headers caches rendered navigation by Layout.headerKey, heads the
+	// links of a page's head by headKey.
 	headers sync.Map
+	heads   sync.Map
 	// nextFailing caches failingAfter by snapshot label.
 	nextFailing sync.Map
 	// footer caches the site footer once rendered.
@@ -176,19 +178,35 @@ func (r *Renderer) execute(w *bytes.Buffer, name string, data any) error {
 	return nil
 }
 
-// header renders the navigation of a page's frame, or reuses the one
-// rendered for an earlier page with the same key.
-func (r *Renderer) header(v *view, name string, l *Layout) (template.HTML, error) {
-	if h, ok := v.headers.Load(l.headerKey); ok {
+// fragment renders the part of base.html named part for the frame l of
+// a page of the template set name, or reuses the one rendered for an
+// earlier page with the same key in cache. Pages of one kind share their
+// frame's parts, and each action a template runs costs more than the
+// lookup.
+func (r *Renderer) fragment(cache *sync.Map, key, name, part string, l *Layout) (template.HTML, error) {
+	if h, ok := cache.Load(key); ok {
 		return h.(template.HTML), nil
 	}
 	b := r.buffer()
 	defer r.buffers.Put(b)
-	if err := r.templates[name].ExecuteTemplate(b, "header", l); err != nil {
+	if err := r.templates[name].ExecuteTemplate(b, part, l); err != nil {
 		return "", fmt.Errorf("site: templates/base.html: %w", err)
 	}
-	h, _ := v.headers.LoadOrStore(l.headerKey, template.HTML(b.String()))
+	h, _ := cache.LoadOrStore(key, template.HTML(b.String()))
 	return h.(template.HTML), nil
+}
+
+// frame renders the shared parts of a page's frame: the links of its
+// head, its navigation and the site footer.
+func (r *Renderer) frame(v *view, name string, l *Layout) (err error) {
+	if l.Head, err = r.fragment(&v.heads, l.headKey(), name, "head", l); err != nil {
+		return err
+	}
+	if l.Header, err = r.fragment(&v.headers, l.headerKey, name, "header", l); err != nil {
+		return err
+	}
+	l.SiteFooter, err = r.footer(v, name)
+	return err
 }
 
 // pageJob renders the page that build makes with the template set name.
@@ -199,11 +217,7 @@ func pageJob[P any](r *Renderer, v *view, p, name string, build func() (P, error
 			return fmt.Errorf("%s: %w", p, err)
 		}
 		if f, ok := any(data).(framed); ok {
-			l := f.frame()
-			if l.Header, err = r.header(v, name, l); err != nil {
-				return fmt.Errorf("%s: %w", p, err)
-			}
-			if l.SiteFooter, err = r.footer(v, name); err != nil {
+			if err := r.frame(v, name, f.frame()); err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
 		}
