@@ -74,7 +74,7 @@ func lockStage(dir string) (*Stage, error) {
 
 // Remove deletes the stage and gives up its lock.
 func (s *Stage) Remove() error {
-	err := os.RemoveAll(s.Dir)
+	err := removeTree(s.Dir)
 	s.unlock()
 	return err
 }

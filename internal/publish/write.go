@@ -122,33 +122,20 @@ func recoverDest(dest string) {
 
 // Write stores one file at a slash-separated path relative to the tree.
 func (t *Tree) Write(rel string, data []byte) error {
-	return t.WriteFrom(rel, func(w io.Writer) error {
-		_, err := w.Write(data)
+	path, err := t.place(rel)
+	if err != nil {
 		return err
-	})
+	}
+	return writeNew(path, data)
 }
 
 // WriteFrom stores what fill writes at a slash-separated path relative to
 // the tree.
 func (t *Tree) WriteFrom(rel string, fill func(w io.Writer) error) error {
-	if err := t.ctx.Err(); err != nil {
+	path, err := t.place(rel)
+	if err != nil {
 		return err
 	}
-	clean := filepath.FromSlash(rel)
-	if !filepath.IsLocal(clean) {
-		return fmt.Errorf("write: %q is not a path inside the tree", rel)
-	}
-	path := filepath.Join(t.stage.Dir, clean)
-	dir := filepath.Dir(path)
-	t.mu.Lock()
-	if !t.dirs[dir] {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.mu.Unlock()
-			return err
-		}
-		t.dirs[dir] = true
-	}
-	t.mu.Unlock()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
@@ -158,6 +145,29 @@ func (t *Tree) WriteFrom(rel string, fill func(w io.Writer) error) error {
 		err = cerr
 	}
 	return err
+}
+
+// place returns where the file at the slash-separated path rel goes in
+// the stage, making its folder the first time.
+func (t *Tree) place(rel string) (string, error) {
+	if err := t.ctx.Err(); err != nil {
+		return "", err
+	}
+	clean := filepath.FromSlash(rel)
+	if !filepath.IsLocal(clean) {
+		return "", fmt.Errorf("write: %q is not a path inside the tree", rel)
+	}
+	path := filepath.Join(t.stage.Dir, clean)
+	dir := filepath.Dir(path)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.dirs[dir] {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+		t.dirs[dir] = true
+	}
+	return path, nil
 }
 
 // Keep carries every file of the current dest into the tree, except the

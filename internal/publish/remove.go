@@ -1,0 +1,65 @@
+package publish
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+)
+
+// removers is how many goroutines delete the files of a tree.
+const removers = 4
+
+// removeTree deletes the folder dir and everything in it, like
+// os.RemoveAll, but removes the files of different folders at once: each
+// removal waits on the file system, and removals in different folders do
+// not wait on each other, so a site of tens of thousands of files in a
+// few folders goes in a fraction of the time.
+func removeTree(dir string) error {
+	var folders []folder
+	listFolders(dir, &folders)
+	if len(folders) > 1 {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(removers, len(folders)) {
+			wg.Go(func() {
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= len(folders) {
+						return
+					}
+					removeFiles(folders[i])
+				}
+			})
+		}
+		wg.Wait()
+	}
+	// What is left is the empty folders, and whatever could not be
+	// listed or removed above, for which RemoveAll reports the error.
+	return os.RemoveAll(dir)
+}
+
+// folder is a folder and the names of the entries in it that are not
+// folders.
+type folder struct {
+	path  string
+	files []string
+}
+
+// listFolders appends dir and every folder below it, each with its files.
+// What cannot be read is left to the final os.RemoveAll.
+func listFolders(dir string, out *[]folder) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	f := folder{path: dir}
+	for _, e := range entries {
+		if e.IsDir() {
+			listFolders(filepath.Join(dir, e.Name()), out)
+		} else {
+			f.files = append(f.files, e.Name())
+		}
+	}
+	*out = append(*out, f)
+}
