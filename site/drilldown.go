@@ -1,11 +1,11 @@
 package site
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"html/template"
 	"slices"
+	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/judge"
@@ -302,14 +302,17 @@ func (v *view) failingAfter(s *evaluator.Snapshot) []int {
 // rawOutput writes an output back as one line of JSON with the members
 // the judge read, numbers as they were written.
 func rawOutput(o *suite.Output) string {
-	var b bytes.Buffer
+	var b strings.Builder
+	b.Grow(512)
+	b.WriteByte('{')
 	member := func(name string, value any) {
-		if b.Len() > 0 {
+		if b.Len() > 1 {
 			b.WriteString(", ")
 		}
-		k, _ := json.Marshal(name)
-		b.Write(k)
-		b.WriteString(": ")
+		// The names are plain words, which JSON quotes as they are.
+		b.WriteByte('"')
+		b.WriteString(name)
+		b.WriteString(`": `)
 		switch v := value.(type) {
 		case suite.Number:
 			b.WriteString(v.String())
@@ -327,5 +330,6 @@ func rawOutput(o *suite.Output) string {
 	member("citations", o.Citations)
 	member("latency_ms", o.LatencyMS)
 	member("cost_usd", o.CostUSD)
-	return "{" + b.String() + "}"
+	b.WriteByte('}')
+	return b.String()
 }

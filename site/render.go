@@ -26,14 +26,19 @@ const agentTemplate = "templates/agent.html"
 // not use the shared frame with its relative stylesheet.
 const notFoundTemplate = "404"
 
-// templateFuncs are the functions every template may call.
-var templateFuncs = template.FuncMap{"csp": cspMeta}
+// templateFuncs are the functions every template may call. The policy
+// element is made once: every page's head holds it.
+func templateFuncs() template.FuncMap {
+	csp := cspMeta()
+	return template.FuncMap{"csp": func() template.HTML { return csp }}
+}
 
 // parseTemplates parses every page's template set from web.
 func parseTemplates(web fs.FS) (map[string]*template.Template, error) {
+	funcs := templateFuncs()
 	sets := make(map[string]*template.Template, len(pageTemplates)+1)
 	for _, name := range pageTemplates {
-		t, err := template.New(name).Funcs(templateFuncs).ParseFS(web, "templates/base.html", agentTemplate, "templates/"+name+".html")
+		t, err := template.New(name).Funcs(funcs).ParseFS(web, "templates/base.html", agentTemplate, "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("site: templates: %w", err)
 		}
@@ -42,7 +47,7 @@ func parseTemplates(web fs.FS) (map[string]*template.Template, error) {
 		}
 		sets[name] = t
 	}
-	t, err := template.New(notFoundTemplate).Funcs(templateFuncs).ParseFS(web, "templates/"+notFoundTemplate+".html")
+	t, err := template.New(notFoundTemplate).Funcs(funcs).ParseFS(web, "templates/"+notFoundTemplate+".html")
 	if err != nil {
 		return nil, fmt.Errorf("site: templates: %w", err)
 	}
