@@ -65,3 +65,30 @@ func TestRemoveTreeMissing(t *testing.T) {
 		t.Errorf("removing a missing folder: %v, want nil as os.RemoveAll gives", err)
 	}
 }
+
+func TestWriteNew(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "page.html")
+	for _, data := range []string{"a longer first version", "short", ""} {
+		if err := writeNew(path, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != data {
+			t.Errorf("after writing %q the file holds %q (%v)", data, got, err)
+		}
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mode := info.Mode().Perm(); mode&^0o644 != 0 {
+		t.Errorf("mode %v, want at most rw-r--r--", mode)
+	}
+	missing := filepath.Join(dir, "none", "page.html")
+	err = writeNew(missing, []byte("x"))
+	var pathErr *fs.PathError
+	if !errors.As(err, &pathErr) || pathErr.Path != missing || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("writing into a missing folder: %v, want a path error naming %s", err, missing)
+	}
+}
