@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -502,8 +503,9 @@ func siteFiles(t testing.TB, dir string) (pages int, size int64) {
 }
 
 // runHugo builds the Hugo site at src into the fresh folder dst and
-// returns the wall and processor time the process took.
-func runHugo(src, dst, cache string) (wall, cpu time.Duration, err error) {
+// returns the wall and processor time the process took and its peak
+// resident memory in bytes.
+func runHugo(src, dst, cache string) (wall, cpu time.Duration, rss int64, err error) {
 	cmd := exec.Command("hugo", "--quiet", "--source", src, "--destination", dst, "--cacheDir", cache, "--ignoreCache")
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
@@ -511,9 +513,12 @@ func runHugo(src, dst, cache string) (wall, cpu time.Duration, err error) {
 	err = cmd.Run()
 	wall = time.Since(start)
 	if err != nil {
-		return 0, 0, fmt.Errorf("hugo: %w\n%s", err, stderr.Bytes())
+		return 0, 0, 0, fmt.Errorf("hugo: %w\n%s", err, stderr.Bytes())
 	}
-	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss << 10 // Linux gives kilobytes
+	}
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rss, nil
 }
 
 func hugoVersion(t testing.TB) string {
@@ -561,7 +566,7 @@ func TestHugoSiteIsComparable(t *testing.T) {
 		t.Fatal(err)
 	}
 	hugoOut, ours := filepath.Join(dir, "hugo-public"), filepath.Join(dir, "public")
-	if _, _, err := runHugo(src, hugoOut, filepath.Join(dir, "cache")); err != nil {
+	if _, _, _, err := runHugo(src, hugoOut, filepath.Join(dir, "cache")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Build(data, ours, BuildOptions{}); err != nil {
@@ -610,10 +615,10 @@ func BenchmarkBuildVersusHugo(b *testing.B) {
 	if err := hugoSite(in, data, src); err != nil {
 		b.Fatal(err)
 	}
-	in = nil
 	var (
 		ourWall, hugoWall, ourCPU, hugoCPU time.Duration
 		ourPages, hugoPages                int
+		hugoRSS                            int64
 	)
 	ours := func(out string) {
 		start, cpu := time.Now(), cpuTime()
@@ -624,12 +629,13 @@ func BenchmarkBuildVersusHugo(b *testing.B) {
 		ourCPU += cpuTime() - cpu
 	}
 	hugo := func(out string) {
-		wall, cpu, err := runHugo(src, out, filepath.Join(dir, "cache"))
+		wall, cpu, rss, err := runHugo(src, out, filepath.Join(dir, "cache"))
 		if err != nil {
 			b.Fatal(err)
 		}
 		hugoWall += wall
 		hugoCPU += cpu
+		hugoRSS = max(hugoRSS, rss)
 	}
 	n := 0
 	for b.Loop() {
@@ -660,4 +666,5 @@ func BenchmarkBuildVersusHugo(b *testing.B) {
 	b.ReportMetric(float64(hugoPages), "hugo-pages")
 	b.ReportMetric(ourCPU.Seconds()/float64(n), "cpu-s/op")
 	b.ReportMetric(hugoCPU.Seconds()/float64(n), "hugo-cpu-s/op")
+	b.ReportMetric(float64(hugoRSS)/(1<<20), "hugo-peak-RSS-MB")
 }
