@@ -268,39 +268,6 @@ func TestRendererMethodsAgreeWithBuild(t *testing.T) {
 			t.Errorf("%s: RenderAll and Build differ", p)
 		}
 	}
-	// RenderSnapshot and RenderShared together make exactly RenderAll.
-	parts := map[string][]byte{}
-	collect := func(p string, b []byte) error {
-		if _, dup := parts[p]; dup {
-			t.Errorf("%s emitted twice", p)
-		}
-		parts[p] = b
-		return nil
-	}
-	for _, s := range in.Release.Snapshots {
-		before := len(parts)
-		if err := r.RenderSnapshot(in, s.Label(), collect); err != nil {
-			t.Fatal(err)
-		}
-		// Its page, results JSON and table data, and the drilldowns.
-		if got := len(parts) - before; got != 3+len(in.Release.Suite.Cases) {
-			t.Errorf("RenderSnapshot(%s) emitted %d files", s.Label(), got)
-		}
-	}
-	if err := r.RenderShared(in, collect); err != nil {
-		t.Fatal(err)
-	}
-	if len(parts) != len(all) {
-		t.Errorf("snapshots and shared emitted %d files, RenderAll %d", len(parts), len(all))
-	}
-	for p, b := range all {
-		if !bytes.Equal(b, parts[p]) {
-			t.Errorf("%s differs between RenderAll and the per-part renders", p)
-		}
-	}
-	if err := r.RenderSnapshot(in, "no-such-label", collect); err == nil {
-		t.Error("RenderSnapshot of an unknown label succeeded")
-	}
 }
 
 func TestEmitErrorStopsRendering(t *testing.T) {

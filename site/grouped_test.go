@@ -330,13 +330,6 @@ func TestGroupedPartsRenderGroupedPages(t *testing.T) {
 		}
 		check(t, got, "snapshots/baseline-v1/p0002.html", "cases/p0002.html")
 	})
-	t.Run("cases", func(t *testing.T) {
-		got := map[string][]byte{}
-		if err := r.RenderCases(in, "candidate-v2", []string{"GEN-000007"}, func(p string, b []byte) error { got[p] = b; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		check(t, got, "snapshots/candidate-v2/p0001.html", "cases/p0001.html")
-	})
 }
 
 func TestGroupFile(t *testing.T) {

@@ -31,46 +31,6 @@ func linkingDrilldowns(results []evaluator.CaseResult, cases []*suite.Case, list
 	return marked
 }
 
-// RenderCases renders what can differ after the outputs of some cases of
-// one snapshot changed, the rest of the release staying as it was: the
-// snapshot's page and results JSON, the drilldowns in that snapshot and
-// the history pages of the cases listed, and every page that is not about
-// one case (the overview, policy.html, handoff.html, RELEASE_REPORT.md,
-// 404.html, .nojekyll and the assets). It is RenderSnapshot and
-// RenderShared without the per-case pages of the cases not listed, which
-// show nothing such a change alters. A live server uses it to keep a
-// one-line edit of a large suite fast; it must render the same bytes as
-// RenderAll for every file it emits.
-func (r *Renderer) RenderCases(in *Input, label string, caseIDs []string, emit Emit) error {
-	v, s, err := newSnapshotView(in, label)
-	if err != nil {
-		return err
-	}
-	listed := make(map[string]bool, len(caseIDs))
-	for _, id := range caseIDs {
-		listed[id] = true
-	}
-	linking := linkingDrilldowns(s.Result.Cases, in.Release.Suite.Cases, listed)
-	// The per-case pages of the cases not listed are left out, but for
-	// the drilldowns whose next-failing link may lead to a listed case.
-	skip := map[string]bool{}
-	for i, c := range in.Release.Suite.Cases {
-		if !listed[c.ID] {
-			skip[historyPath(c.ID)] = true
-			if !linking[i] {
-				skip[drilldownPath(label, c.ID)] = true
-			}
-		}
-	}
-	var jobs []job
-	for _, j := range append(r.snapshotJobs(v, s), r.sharedJobs(v)...) {
-		if !skip[j.path] {
-			jobs = append(jobs, j)
-		}
-	}
-	return r.run(jobs, emit, runOptions{})
-}
-
 // Parts selects the files of a site that depend on one snapshot or one
 // case. RenderParts renders them with the files that are about no single
 // case or snapshot.
@@ -116,9 +76,9 @@ func nextFailingMoved(before, after *evaluator.Snapshot) map[int]bool {
 	return moved
 }
 
-// RenderParts renders the files parts selects (with, like RenderCases,
-// the drilldowns whose next-failing link may lead to a selected one, or
-// with parts.Before those whose link changed) and
+// RenderParts renders the files parts selects (with the drilldowns whose
+// next-failing link may lead to a selected one, or with parts.Before
+// those whose link changed) and
 // every page that is not about one case or one snapshot (the overview, policy.html,
 // handoff.html, RELEASE_REPORT.md, 404.html, .nojekyll and the assets).
 // A live server uses it after an edit of the thresholds, the cases or the
@@ -183,8 +143,8 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 			}
 			listed[id] = true
 		}
-		// As in RenderCases, the drilldowns whose next-failing link may
-		// lead to a listed case are rendered too; knowing the snapshot's
+		// The drilldowns whose next-failing link may lead to a listed
+		// case are rendered too; knowing the snapshot's
 		// last judging, only those whose link did change.
 		var linking map[int]bool
 		if old := snapshotOf(parts.Before, label); old != nil && len(old.Result.Cases) == len(s.Result.Cases) {

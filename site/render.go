@@ -132,19 +132,6 @@ func newView(in *Input) (*view, error) {
 	return &view{in: in, info: info, paths: newResultPaths(len(rel.Suite.Cases), len(rel.Snapshots), in.GroupAbove)}, nil
 }
 
-// newSnapshotView is newView for rendering the snapshot labelled label.
-func newSnapshotView(in *Input, label string) (*view, *evaluator.Snapshot, error) {
-	v, err := newView(in)
-	if err != nil {
-		return nil, nil, err
-	}
-	s, ok := v.snapshot(label)
-	if !ok {
-		return nil, nil, fmt.Errorf("site: no snapshot labelled %q", label)
-	}
-	return v, s, nil
-}
-
 func (v *view) snapshot(label string) (*evaluator.Snapshot, bool) {
 	for _, s := range v.in.Release.Snapshots {
 		if s.Label() == label {
@@ -254,12 +241,6 @@ func dataJob(p string, make func() ([]byte, error)) job {
 	}}
 }
 
-// snapshotJobs are the files of one snapshot: its page, its results JSON
-// and its results' pages.
-func (r *Renderer) snapshotJobs(v *view, s *evaluator.Snapshot) []job {
-	return append(r.snapshotOwnJobs(v, s), r.resultJobs(v, s)...)
-}
-
 // resultJobs are the pages of a snapshot's results: a drilldown per case,
 // or a grouped page per block of cases.
 func (r *Renderer) resultJobs(v *view, s *evaluator.Snapshot) []job {
@@ -328,11 +309,6 @@ func (r *Renderer) historyJob(v *view, i int) job {
 	}
 	return pageJob(r, v, historyPath(v.in.Release.Suite.Cases[i].ID), "history",
 		func() (*HistoryPage, error) { return v.history(i), nil })
-}
-
-// sharedJobs are the files that depend on every snapshot.
-func (r *Renderer) sharedJobs(v *view) []job {
-	return append(r.sharedOwnJobs(v), r.historyJobs(v)...)
 }
 
 // sharedOwnJobs are the shared files but the case histories.

@@ -89,27 +89,6 @@ func (r *Renderer) RenderAll(in *Input, emit Emit) error {
 	return r.run(r.allJobs(v), emit, runOptions{})
 }
 
-// RenderSnapshot renders the files that belong to one snapshot only: its page,
-// its case drilldowns (or grouped result pages) and its results JSON.
-func (r *Renderer) RenderSnapshot(in *Input, label string, emit Emit) error {
-	v, s, err := newSnapshotView(in, label)
-	if err != nil {
-		return err
-	}
-	return r.run(r.snapshotJobs(v, s), emit, runOptions{})
-}
-
-// RenderShared renders the files that depend on every snapshot: the overview,
-// the per-case history pages, policy.html, handoff.html, RELEASE_REPORT.md,
-// 404.html, .nojekyll and the assets.
-func (r *Renderer) RenderShared(in *Input, emit Emit) error {
-	v, err := newView(in)
-	if err != nil {
-		return err
-	}
-	return r.run(r.sharedJobs(v), emit, runOptions{})
-}
-
 // BuildOptions tune Build.
 type BuildOptions struct {
 	// Context stops the build when done: files stop being written and the
