@@ -64,16 +64,6 @@ func Case(c *suite.Case, out *suite.Output, p *suite.Policy) []Failure {
 	return fs
 }
 
-// MatchedCall returns the output's tool call when the case expects one
-// call, matched exactly, and the output holds exactly one call, of the
-// expected name.
-func MatchedCall(exp *suite.Expected, calls []suite.ToolCall) (suite.ToolCall, bool) {
-	if len(exp.ToolCalls) != 1 || exp.Mode() == suite.MatchSubsequence || len(calls) != 1 || calls[0].Name != exp.ToolCalls[0].Name {
-		return suite.ToolCall{}, false
-	}
-	return calls[0], true
-}
-
 // judgeCalls is the tool_call and arguments checks of §8.2: the problems
 // of each, at most one of them non-empty.
 func judgeCalls(exp *suite.Expected, calls []suite.ToolCall) (callProblems, argProblems []string) {

@@ -30,13 +30,12 @@ func kindName(k jsontext.Kind) string {
 	return "nothing"
 }
 
-// place is where a value sits in a line: a member of the top-level object,
-// an element of one of its arrays, or a member of such an element. It is
-// spelled out only when a message needs it.
+// place is where a value sits in a line: a member of the top-level object
+// or an element of one of its arrays. It is spelled out only when a
+// message needs it.
 type place struct {
 	parent string // the top-level member
 	index  int    // the element's index in parent, or -1
-	name   string // the member's name within that element, or ""
 }
 
 // at is the place of a top-level member.
@@ -45,16 +44,10 @@ func at(name string) place { return place{parent: name, index: -1} }
 // elem is the place of element i of p.
 func (p place) elem(i int) place { return place{parent: p.parent, index: i} }
 
-// member is the place of a member of p, an element.
-func (p place) member(name string) place { return place{parent: p.parent, index: p.index, name: name} }
-
 func (p place) String() string {
 	s := p.parent
 	if p.index >= 0 {
 		s = index(s, p.index)
-	}
-	if p.name != "" {
-		s = join(s, p.name)
 	}
 	return s
 }

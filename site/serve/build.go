@@ -308,18 +308,10 @@ func snapshotOf(rel *evaluator.Release, label string) *evaluator.Snapshot {
 	return nil
 }
 
-// changedCases lists, in suite order, the cases whose output or verdict
-// differs between two evaluations of one snapshot against the same suite.
-// Every case counts as changed when either evaluation is missing.
-func changedCases(s *suite.Suite, before, after *evaluator.Snapshot) []string {
-	var ids []string
-	for _, i := range changedPositions(before, after) {
-		ids = append(ids, s.Cases[i].ID)
-	}
-	return ids
-}
-
-// changedPositions is changedCases by case position.
+// changedPositions lists, in suite order, the positions of the cases
+// whose output or verdict differs between two evaluations of one snapshot
+// against the same suite. Every case counts as changed when either
+// evaluation is missing.
 func changedPositions(before, after *evaluator.Snapshot) []int {
 	var at []int
 	for i := range after.Result.Cases {

@@ -134,7 +134,11 @@ func TestChangedCases(t *testing.T) {
 		{"no earlier evaluation", nil, base, all},
 	}
 	for _, tt := range tests {
-		if got := changedCases(s, tt.before, tt.after); !slices.Equal(got, tt.want) {
+		var got []string
+		for _, i := range changedPositions(tt.before, tt.after) {
+			got = append(got, s.Cases[i].ID)
+		}
+		if !slices.Equal(got, tt.want) {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
