@@ -60,7 +60,10 @@ func TestMain(m *testing.M) {
 // runTests is TestMain's body, separate so that deferred clean-ups run before
 // os.Exit.
 func runTests(m *testing.M) int {
-	tmp, err := os.MkdirTemp("", "releasegate-e2e-")
+	// Not "releasegate-…": a folder named releasegate-<x>-<8 hex digits>
+	// is what the pages take for an unpacked bundle, and MkdirTemp's
+	// random part is sometimes eight digits.
+	tmp, err := os.MkdirTemp("", "e2e-sites-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
