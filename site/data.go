@@ -182,7 +182,7 @@ func newRowTrials(s *TrialStrip) rowTrials {
 // snapshotData is data/snapshots/<label>.js: every row of a case table
 // too large to write into its page.
 func (v *view) snapshotData(s *evaluator.Snapshot) ([]byte, error) {
-	rows := v.caseRows(s, "")
+	rows := v.snapshotRows(s)
 	out := make([]snapshotRow, len(rows))
 	for i, r := range rows {
 		passed, over := 0, 0

@@ -108,6 +108,8 @@ type view struct {
 	heads   sync.Map
 	// nextFailing caches failingAfter by snapshot label.
 	nextFailing sync.Map
+	// rows holds a *sharedRows per snapshot label (see snapshotRows).
+	rows sync.Map
 	// footer caches the site footer once rendered.
 	footer atomic.Pointer[template.HTML]
 }

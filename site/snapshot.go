@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
@@ -154,7 +156,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	latencies, costs := make([]float64, len(cases)), make([]float64, len(cases))
 	slow := make([]bool, len(cases))
 	latencyLimit, latencyGated := decide.Limit(g, decide.GateP95Latency)
-	rows := v.caseRows(s, root)
+	rows := v.snapshotRows(s)
 	for i, c := range cases {
 		if s.Trials() > 0 {
 			lat, cost := trialMeasures(s, i)
@@ -237,6 +239,28 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	p.Scripts = chartAssets(p.LatencyChart, p.CostChart)
 	p.TableScript, p.Tables = p.Tables, ""
 	return p, nil
+}
+
+// sharedRows are one snapshot's case rows, made once for the two files
+// that show them.
+type sharedRows struct {
+	once   sync.Once
+	rows   []CaseRow
+	takers atomic.Int32
+}
+
+// snapshotRows is caseRows for s's page, made once for the page and its
+// table data (which uses no link), which may render at the same time. The
+// second to take them lets them go: a large release's rows are tens of
+// MiB a snapshot.
+func (v *view) snapshotRows(s *evaluator.Snapshot) []CaseRow {
+	e, _ := v.rows.LoadOrStore(s.Label(), &sharedRows{})
+	shared := e.(*sharedRows)
+	shared.once.Do(func() { shared.rows = v.caseRows(s, rootFor(snapshotPath(s.Label()))) })
+	if shared.takers.Add(1) == 2 {
+		v.rows.Delete(s.Label())
+	}
+	return shared.rows
 }
 
 // caseRows makes a table row per case of s, in suite order.
