@@ -174,8 +174,10 @@ type NotFoundPage struct {
 	// Markers are paths that exist only in the top folder and in no
 	// folder below it, for the script to recognise where the top is.
 	Markers []string
-	// Script finds the top folder; ScriptHash allows it, and nothing
-	// else, in the page's content security policy.
+	// Script finds the top folder; ScriptHash allows it, and no other
+	// inline script, in the page's content security policy. Scripts of
+	// the site's own origin stay allowed, as on every page: a live
+	// server's reload script is one.
 	Script     template.JS
 	ScriptHash string
 }
