@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -248,6 +249,43 @@ func dedupe(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// CaseSteps is what the "case-steps" part of a drilldown shows: the
+// links to the cases before and after it and to the next failing one.
+type CaseSteps struct {
+	Label                   string
+	Prev, Next, NextFailing *NavLink
+}
+
+// caseSteps is the steps part of case i's drilldown in s.
+func (v *view) caseSteps(s *evaluator.Snapshot, i int) CaseSteps {
+	st := CaseSteps{Label: s.Label()}
+	st.Prev, st.Next, st.NextFailing = v.caseNeighbours(s, i, rootFor(drilldownPath(s.Label(), v.in.Release.Suite.Cases[i].ID)))
+	return st
+}
+
+// stepsStart and stepsEnd enclose the case-steps part of a drilldown, as
+// templates/drilldown.html writes it; nothing a page shows of its inputs
+// can hold them, since every input is escaped.
+var (
+	stepsStart = []byte(`<nav class="case-steps" aria-label="Cases of `)
+	stepsEnd   = []byte(`</nav>`)
+)
+
+// CaseStepsAt finds the case-steps part of a rendered drilldown, so that
+// a caller keeping pages may replace it with what Parts.Steps gives:
+// page[start:end] is that part. ok is false for any other page.
+func CaseStepsAt(page []byte) (start, end int, ok bool) {
+	start = bytes.Index(page, stepsStart)
+	if start < 0 {
+		return 0, 0, false
+	}
+	n := bytes.Index(page[start:], stepsEnd)
+	if n < 0 {
+		return 0, 0, false
+	}
+	return start, start + n + len(stepsEnd), true
 }
 
 // caseNeighbours links the cases before and after case i of s in suite

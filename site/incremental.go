@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"slices"
@@ -53,23 +54,50 @@ type Parts struct {
 	// It holds no title or description, so most edits of the suite leave
 	// it as it was, and its page is among the costliest to render.
 	SameReport bool
-	// Before, when set, is the release the site was last rendered from,
-	// with the same cases in the same order. The drilldowns whose
-	// next-failing link changed are then found exactly, by comparing
-	// each snapshot with its namesake in Before, instead of taking every
-	// drilldown whose link may lead to a listed case.
+	// Before, when set, is the release the site was last rendered from;
+	// SameFrame must hold for the two. Cases may have come, gone or
+	// moved since. The drilldowns whose links to the previous, the next
+	// and the next failing case changed are then found exactly, by
+	// comparing each snapshot with its namesake in Before by case id,
+	// instead of taking every drilldown whose next-failing link may
+	// lead to a listed case. Pages of cases that went are the caller's
+	// to drop: RenderParts only renders.
 	Before *evaluator.Release
+	// Steps, when set, takes the drilldowns whose links changed but whose
+	// case did not (those RenderParts adds to the listed ones, but for a
+	// case new since Before, which is rendered whole): for each,
+	// the drilldown's path and its new case-steps part, which CaseStepsAt
+	// finds in the page, instead of the whole page. A live server keeps
+	// that part of each page apart, so that a case that starts failing
+	// in a snapshot where none did, which changes every drilldown's link
+	// to the next failing case, is not a new site.
+	Steps Emit
 }
 
-// nextFailingMoved marks the case positions whose next failing case
-// differs between two judgings of one snapshot against the same cases:
-// only a verdict that flips between passing and failing moves any.
-func nextFailingMoved(before, after *evaluator.Snapshot) map[int]bool {
+// linksMoved marks the case positions of after whose drilldown links
+// (to the previous, the next and the next failing case) lead elsewhere
+// than those of the same case's drilldown in before, and the cases new
+// in after. Cases may have come, gone or moved in between; when they did
+// not, only a verdict that flips between passing and failing moves any.
+func linksMoved(beforeCases []*suite.Case, before *evaluator.Snapshot, afterCases []*suite.Case, after *evaluator.Snapshot) map[int]bool {
+	was := make(map[string]int, len(beforeCases))
+	for j, c := range beforeCases {
+		was[c.ID] = j
+	}
 	// Views of their own: failingAfter caches by label.
-	was, is := (&view{}).failingAfter(before), (&view{}).failingAfter(after)
+	failedBefore, failedAfter := (&view{}).failingAfter(before), (&view{}).failingAfter(after)
+	// The case at j, or "" for none (j is -1 or past the end).
+	idAt := func(cases []*suite.Case, j int) string {
+		if j < 0 || j >= len(cases) {
+			return ""
+		}
+		return cases[j].ID
+	}
 	moved := map[int]bool{}
-	for i := range is {
-		if was[i] != is[i] {
+	for i, c := range afterCases {
+		j, ok := was[c.ID]
+		if !ok || idAt(beforeCases, j-1) != idAt(afterCases, i-1) || idAt(beforeCases, j+1) != idAt(afterCases, i+1) ||
+			idAt(beforeCases, failedBefore[j]) != idAt(afterCases, failedAfter[i]) {
 			moved[i] = true
 		}
 	}
@@ -78,7 +106,7 @@ func nextFailingMoved(before, after *evaluator.Snapshot) map[int]bool {
 
 // RenderParts renders the files parts selects (with the drilldowns whose
 // next-failing link may lead to a selected one, or with parts.Before
-// those whose link changed) and
+// those whose links changed) and
 // every page that is not about one case or one snapshot (the overview, policy.html,
 // handoff.html, RELEASE_REPORT.md, 404.html, .nojekyll and the assets).
 // A live server uses it after an edit of the thresholds, the cases or the
@@ -97,7 +125,15 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 		}
 		return i, nil
 	}
-	var jobs []job
+	var jobs, steps []job
+	// A case new since Before has no page whose steps could be replaced.
+	isNew := func(id string) bool {
+		if parts.Before == nil {
+			return false
+		}
+		_, ok := parts.Before.Suite.CaseIndex(id)
+		return !ok
+	}
 	for _, j := range r.sharedOwnJobs(v) {
 		if !parts.SameReport || j.path != reportPath && j.path != reportPagePath {
 			jobs = append(jobs, j)
@@ -144,16 +180,21 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 			listed[id] = true
 		}
 		// The drilldowns whose next-failing link may lead to a listed
-		// case are rendered too; knowing the snapshot's
-		// last judging, only those whose link did change.
+		// case are rendered too; knowing the snapshot's last judging,
+		// only those whose links did change.
 		var linking map[int]bool
-		if old := snapshotOf(parts.Before, label); old != nil && len(old.Result.Cases) == len(s.Result.Cases) {
-			linking = nextFailingMoved(old, s)
+		if old := snapshotOf(parts.Before, label); old != nil {
+			linking = linksMoved(parts.Before.Suite.Cases, old, in.Release.Suite.Cases, s)
 		} else {
 			linking = linkingDrilldowns(s.Result.Cases, in.Release.Suite.Cases, listed)
 		}
 		for i, c := range in.Release.Suite.Cases {
-			if listed[c.ID] || linking[i] {
+			switch {
+			case listed[c.ID]:
+				jobs = append(jobs, r.drilldownJob(v, s, i))
+			case linking[i] && parts.Steps != nil && !v.paths.grouped() && !isNew(c.ID):
+				steps = append(steps, r.stepsJob(v, s, i))
+			case linking[i]:
 				jobs = append(jobs, r.drilldownJob(v, s, i))
 			}
 		}
@@ -165,7 +206,20 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 		}
 		jobs = append(jobs, r.historyJob(v, i))
 	}
-	return r.run(uniqueJobs(jobs), emit, runOptions{})
+	if err := r.run(uniqueJobs(jobs), emit, runOptions{}); err != nil {
+		return err
+	}
+	return r.run(steps, parts.Steps, runOptions{})
+}
+
+// stepsJob renders the case-steps part of case i's drilldown in s.
+func (r *Renderer) stepsJob(v *view, s *evaluator.Snapshot, i int) job {
+	return job{path: drilldownPath(s.Label(), v.in.Release.Suite.Cases[i].ID), make: func(w *bytes.Buffer) error {
+		if err := r.templates["drilldown"].ExecuteTemplate(w, "case-steps", v.caseSteps(s, i)); err != nil {
+			return fmt.Errorf("site: templates/drilldown.html: %w", err)
+		}
+		return nil
+	}}
 }
 
 // uniqueJobs keeps the first job of each path: in a grouped site the
@@ -184,10 +238,11 @@ func uniqueJobs(jobs []job) []job {
 
 // SameFrame reports whether every page's frame but its footer (the
 // navigation, which links the snapshots, the policy and the handoff) is
-// the same for two inputs. When it is not, every page changes, and only
-// RenderAll brings a site up to date. The footer is left out: it is the
-// same on every page (see Renderer.Footer), so a change of it alone is
-// one new footer, not a new site.
+// the same for two inputs, and whether each result and case history is
+// where it was. When not, every page changes, and only RenderAll brings
+// a site up to date. The footer is left out: it is the same on every page
+// (see Renderer.Footer), so a change of it alone is one new footer, not a
+// new site.
 func SameFrame(a, b *Input) bool {
 	va, errA := newView(a)
 	vb, errB := newView(b)
@@ -195,8 +250,11 @@ func SameFrame(a, b *Input) bool {
 		return false
 	}
 	x, y := va.info, vb.info
-	// Where results live is part of every page's links.
-	return slices.Equal(x.Labels, y.Labels) && x.HasHandoff == y.HasHandoff && x.HasPolicy == y.HasPolicy && va.paths == vb.paths
+	// Where results live is part of every page's links. In a grouped
+	// site a case's place in the suite decides its page, so a case that
+	// comes, goes or moves moves the ones after it.
+	return slices.Equal(x.Labels, y.Labels) && x.HasHandoff == y.HasHandoff && x.HasPolicy == y.HasPolicy && va.paths == vb.paths &&
+		(!va.paths.grouped() || slices.EqualFunc(a.Release.Suite.Cases, b.Release.Suite.Cases, func(c, d *suite.Case) bool { return c.ID == d.ID }))
 }
 
 // snapshotOf finds the snapshot labelled label in rel; nil when rel is nil

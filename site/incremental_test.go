@@ -241,3 +241,214 @@ func TestGroupedPartsRenderEachPageOnce(t *testing.T) {
 		t.Errorf("%d grouped pages rendered, want the result page and the history page: %v", grouped, count)
 	}
 }
+
+// editCases rewrites the sample's cases.jsonl and outputs files in dir:
+// edit gets the lines of each (cases.jsonl first) and returns them.
+func editCases(t *testing.T, dir string, edit func(name string, lines []string) []string) {
+	t.Helper()
+	names := []string{"cases.jsonl"}
+	outputs, _ := filepath.Glob(filepath.Join(dir, "outputs", "*.jsonl"))
+	for _, p := range outputs {
+		names = append(names, filepath.ToSlash(strings.TrimPrefix(p, dir+string(filepath.Separator))))
+	}
+	for _, name := range names {
+		p := filepath.Join(dir, name)
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each line with its newline.
+		lines := edit(name, strings.SplitAfter(string(src), "\n"))
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestRenderPartsFollowsCasesThatMove renders, after cases came, went or
+// moved, the pages of the new cases with the last release as Before, and
+// checks by comparing two full builds that every page that changed is
+// among what RenderParts renders, as RenderAll renders it.
+func TestRenderPartsFollowsCasesThatMove(t *testing.T) {
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		t.Fatal(err)
+	}
+	evaluate := func(dir string) *evaluator.Release {
+		t.Helper()
+		rel, err := evaluator.EvaluateDir(dir, evaluator.Options{KeepOutputs: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rel
+	}
+	// A case page with its footer, which a live server keeps apart.
+	withoutFooter := func(in *Input, files map[string][]byte) map[string][]byte {
+		footer, err := r.Footer(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]byte{}
+		for p, b := range files {
+			if strings.Contains(p, "/ER-") {
+				out[p] = bytes.Replace(b, footer, nil, 1)
+			}
+		}
+		return out
+	}
+	caseID := func(line string) string {
+		_, rest, ok := strings.Cut(line, `"case_id": "`)
+		if !ok {
+			return "" // after the last newline
+		}
+		id, _, _ := strings.Cut(rest, `"`)
+		return id
+	}
+	// The outputs of ER-007, last in their files: when it goes, no other
+	// output's line number changes.
+	lastOutputs := func(name string, lines []string) []string {
+		if name == "cases.jsonl" {
+			return lines
+		}
+		var moved []string
+		lines = slices.DeleteFunc(lines, func(l string) bool {
+			if caseID(l) == "ER-007" {
+				moved = append(moved, l)
+				return true
+			}
+			return false
+		})
+		return append(lines, moved...)
+	}
+	for _, tc := range []struct {
+		name string
+		// edit makes the release after of a copy of the sample, or if
+		// set, of the copy that prepare made the release before of.
+		edit, prepare func(name string, lines []string) []string
+		new           []string // the cases that are new
+	}{
+		{"a failing case removed", func(_ string, lines []string) []string {
+			return slices.DeleteFunc(lines, func(l string) bool { return caseID(l) == "ER-007" })
+		}, lastOutputs, nil},
+		{"a case added in the middle", func(name string, lines []string) []string {
+			if name != "cases.jsonl" {
+				return lines
+			}
+			return slices.Insert(lines, 4, strings.Replace(lines[2], `"ER-003"`, `"ER-100"`, 1))
+		}, nil, []string{"ER-100"}},
+		{"the first case moved last", func(name string, lines []string) []string {
+			if name != "cases.jsonl" {
+				return lines
+			}
+			return append(lines[1:], lines[0])
+		}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copySample(t)
+			if tc.prepare != nil {
+				editCases(t, dir, tc.prepare)
+			}
+			before := evaluate(dir)
+			old := withoutFooter(&Input{Release: before}, collect(t, func(e Emit) error { return r.RenderAll(&Input{Release: before}, e) }))
+			editCases(t, dir, tc.edit)
+			after := evaluate(dir)
+			in := &Input{Release: after}
+			all := collect(t, func(e Emit) error { return r.RenderAll(in, e) })
+			pages := withoutFooter(in, all)
+			if !SameFrame(&Input{Release: before}, in) {
+				t.Fatal("SameFrame: false, want true")
+			}
+			parts := Parts{Before: before, Drilldowns: map[string][]string{}, Histories: tc.new}
+			for _, s := range after.Snapshots {
+				parts.Snapshots = append(parts.Snapshots, s.Label())
+				parts.Tables = append(parts.Tables, s.Label())
+				parts.Drilldowns[s.Label()] = tc.new
+			}
+			got := collect(t, func(e Emit) error { return r.RenderParts(in, parts, e) })
+			changed := 0
+			// Exactly the case pages that changed.
+			for p, b := range pages {
+				_, rendered := got[p]
+				differs := !bytes.Equal(b, old[p])
+				switch {
+				case differs && !rendered:
+					t.Errorf("%s changed but was not rendered", p)
+				case !differs && rendered:
+					t.Errorf("%s rendered, although it did not change", p)
+				}
+				if differs {
+					changed++
+				}
+			}
+			if changed == 0 {
+				t.Error("no case page changed")
+			}
+			for p, b := range got {
+				if !bytes.Equal(b, all[p]) {
+					t.Errorf("%s differs from RenderAll", p)
+				}
+			}
+			t.Logf("%d of %d case pages changed", changed, len(pages))
+
+			// With Steps, a page whose case did not change comes as its
+			// case-steps part alone: put in place of that part of the page
+			// as it was, it gives the page as it is now.
+			var mu sync.Mutex
+			steps := map[string][]byte{}
+			parts.Steps = func(p string, b []byte) error {
+				mu.Lock()
+				defer mu.Unlock()
+				steps[p] = b
+				return nil
+			}
+			whole := collect(t, func(e Emit) error { return r.RenderParts(in, parts, e) })
+			for p, part := range steps {
+				if _, ok := whole[p]; ok {
+					t.Errorf("%s: rendered whole and as its steps", p)
+				}
+				start, end, ok := CaseStepsAt(old[p])
+				if !ok {
+					t.Fatalf("%s: no case steps in the page", p)
+				}
+				spliced := slices.Concat(old[p][:start], part, old[p][end:])
+				if !bytes.Equal(spliced, pages[p]) {
+					t.Errorf("%s: the page with its new steps differs from RenderAll:\n%s\nwant\n%s", p, spliced, pages[p])
+				}
+			}
+			for p := range got {
+				if _, ok := steps[p]; !ok {
+					if _, ok := whole[p]; !ok {
+						t.Errorf("%s: rendered without Steps, neither whole nor as steps with them", p)
+					}
+				}
+			}
+			if len(steps) == 0 {
+				t.Error("no page came as its steps alone")
+			}
+			// A new case's drilldowns have no page to put steps in: even
+			// when not listed, they are rendered whole.
+			if len(tc.new) > 0 {
+				for label := range parts.Drilldowns {
+					parts.Drilldowns[label] = nil
+				}
+				parts.Histories = nil
+				clear(steps)
+				whole := collect(t, func(e Emit) error { return r.RenderParts(in, parts, e) })
+				for _, label := range parts.Snapshots {
+					p := drilldownPath(label, tc.new[0])
+					if _, ok := whole[p]; !ok {
+						t.Errorf("%s: not rendered whole", p)
+					}
+					if _, ok := steps[p]; ok {
+						t.Errorf("%s: given as steps", p)
+					}
+				}
+			}
+			// A grouped site keeps a case's place in its page's path.
+			grouped := &Input{Release: after, GroupAbove: 12}
+			if SameFrame(&Input{Release: before, GroupAbove: 12}, grouped) {
+				t.Error("SameFrame of grouped sites whose cases moved: true, want false")
+			}
+		})
+	}
+}

@@ -191,21 +191,22 @@ func BenchmarkSaveToServedByKind(b *testing.B) {
 		files func(testing.TB) (string, []byte, []byte)
 	}{
 		{"outputs", toggle("outputs/candidate-v3.jsonl", `"cost_usd": 0.009`, `"cost_usd": 0.008`)},
+		// The first failing case of a snapshot where every case passed:
+		// every drilldown of it gets a link to the next failing case.
+		{"outputs-first-failure", toggle("outputs/candidate-v3.jsonl", `"decision": "approve"`, `"decision": "no_op"`)},
 		{"gate", toggle("gate.json", `"max_avg_cost_usd": 0.025`, `"max_avg_cost_usd": 0.0115`)},
 		{"cases", toggle("cases.jsonl", `"title": "`, `"title": "Edited: `)},
 		{"policy", toggle("POLICY.md", "§3.1 Finance escalation", "§3.1 Escalation to finance")},
 		{"meta", created("outputs/candidate-v3.meta.json", `{"model": "m-1", "description": "Nightly run"}`, `{"model": "m-2", "description": "Nightly run, edited"}`)},
 		{"handoff", toggle("HANDOFF.md", "candidate-v3", "candidate-v3 (edited)")},
-		// A case added changes every page's footer: the whole site.
-		{"case-added-full-rebuild", func(tb testing.TB) (string, []byte, []byte) {
+		// A case added in the middle of the suite, then removed again.
+		{"case-added-or-removed", func(tb testing.TB) (string, []byte, []byte) {
 			p := filepath.Join(data, "cases.jsonl")
 			original, err := os.ReadFile(p)
 			if err != nil {
 				tb.Fatal(err)
 			}
-			last := original[bytes.LastIndexByte(bytes.TrimRight(original, "\n"), '\n')+1:]
-			added := bytes.Replace(last, []byte(gensuite.ID(9999)), []byte(gensuite.ID(10000)), 1)
-			return p, original, append(slices.Clone(original), added...)
+			return p, original, withCaseAdded(tb, original)
 		}},
 	} {
 		b.Run(kind.name, func(b *testing.B) {
@@ -281,6 +282,18 @@ func rssMiB(tb testing.TB, field string) int {
 	return 0
 }
 
+// withCaseAdded is a generated cases.jsonl with a copy of its last case,
+// under a new id, in the middle.
+func withCaseAdded(tb testing.TB, cases []byte) []byte {
+	lines := bytes.SplitAfter(cases, []byte("\n"))
+	last := lines[len(lines)-2] // the last line ends with a newline
+	added := bytes.Replace(last, []byte(gensuite.ID(len(lines)-2)), []byte(gensuite.ID(len(lines)-1)), 1)
+	if bytes.Equal(added, last) {
+		tb.Fatal("the last case has no generated id")
+	}
+	return bytes.Join(slices.Insert(lines, len(lines)/2, added), nil)
+}
+
 // BenchmarkRebuildByKind measures the rebuild behind each kind of save on
 // 10,000 cases × 3 snapshots, without the debounce and the HTTP side.
 func BenchmarkRebuildByKind(b *testing.B) {
@@ -300,13 +313,17 @@ func BenchmarkRebuildByKind(b *testing.B) {
 	for _, kind := range []struct {
 		name, file, from, to string
 		ch                   change
+		// edit, when set, makes the edited file instead of from and to.
+		edit func(testing.TB, []byte) []byte
 	}{
-		{"outputs", "outputs/candidate-v3.jsonl", `"cost_usd":0.009`, `"cost_usd":0.008`, snapshotChange("candidate-v3")},
-		{"gate", "gate.json", `"max_avg_cost_usd": 0.025`, `"max_avg_cost_usd": 0.0115`, change{Kind: suiteChanged, Name: "gate.json"}},
-		{"cases", "cases.jsonl", `"title":"`, `"title":"Edited: `, change{Kind: suiteChanged, Name: "cases.jsonl"}},
-		{"policy", "POLICY.md", "§3.1 Finance escalation", "§3.1 Escalation to finance", change{Kind: suiteChanged, Name: "POLICY.md"}},
-		{"meta", "outputs/candidate-v3.meta.json", "Nightly run", "Nightly run, edited", change{Kind: metaChanged, Label: "candidate-v3"}},
-		{"handoff", "HANDOFF.md", "candidate-v3", "candidate-v3 (edited)", change{Kind: handoffChanged, Name: "HANDOFF.md"}},
+		{"outputs", "outputs/candidate-v3.jsonl", `"cost_usd":0.009`, `"cost_usd":0.008`, snapshotChange("candidate-v3"), nil},
+		{"outputs-first-failure", "outputs/candidate-v3.jsonl", `"decision":"approve"`, `"decision":"no_op"`, snapshotChange("candidate-v3"), nil},
+		{"gate", "gate.json", `"max_avg_cost_usd": 0.025`, `"max_avg_cost_usd": 0.0115`, change{Kind: suiteChanged, Name: "gate.json"}, nil},
+		{"cases", "cases.jsonl", `"title":"`, `"title":"Edited: `, change{Kind: suiteChanged, Name: "cases.jsonl"}, nil},
+		{"policy", "POLICY.md", "§3.1 Finance escalation", "§3.1 Escalation to finance", change{Kind: suiteChanged, Name: "POLICY.md"}, nil},
+		{"meta", "outputs/candidate-v3.meta.json", "Nightly run", "Nightly run, edited", change{Kind: metaChanged, Label: "candidate-v3"}, nil},
+		{"handoff", "HANDOFF.md", "candidate-v3", "candidate-v3 (edited)", change{Kind: handoffChanged, Name: "HANDOFF.md"}, nil},
+		{"case-added-or-removed", "cases.jsonl", "", "", change{Kind: suiteChanged, Name: "cases.jsonl"}, withCaseAdded},
 	} {
 		b.Run(kind.name, func(b *testing.B) {
 			p := filepath.Join(data, kind.file)
@@ -321,6 +338,9 @@ func BenchmarkRebuildByKind(b *testing.B) {
 				b.Fatal(err)
 			}
 			edited := bytes.Replace(original, []byte(kind.from), []byte(kind.to), 1)
+			if kind.edit != nil {
+				edited = kind.edit(b, original)
+			}
 			if bytes.Equal(edited, original) {
 				b.Fatal("the edit changes nothing")
 			}

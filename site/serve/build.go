@@ -22,6 +22,8 @@ type renderer interface {
 	RenderAll(in *site.Input, emit site.Emit) error
 	RenderParts(in *site.Input, parts site.Parts, emit site.Emit) error
 	Footer(in *site.Input) ([]byte, error)
+	// Paths lists the files RenderAll would emit.
+	Paths(in *site.Input) ([]string, error)
 }
 
 // newRendererFunc makes a renderer from templates/ and assets/.
@@ -124,6 +126,9 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 		reevaluated []string
 		redo        []int    // cases whose definition or citations changed
 		described   []string // snapshots kept but for their meta.json
+		// casesMoved: cases came, went or moved, and pages are matched
+		// with the last build's by case id.
+		casesMoved bool
 	)
 	switch {
 	case ch.All || ch.Suite:
@@ -145,14 +150,19 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 			if err != nil {
 				return nil, next, err
 			}
-			var ok bool
-			if redo, ok = suiteEdit(b.release, edited); !ok {
-				// Cases came, went or moved, or the policy's version
-				// changed: every page shows those.
+			was, moved, ok := suiteEdit(b.release, edited)
+			if !ok {
+				// The policy appeared or vanished: every citation is
+				// judged anew, or no longer.
 				again, full = func(string) bool { return true }, true
 			}
+			redo, casesMoved = moved, was != nil
+			// A snapshot that answered a case that went is read again,
+			// which reports its outputs file as bad input.
+			keep = func(old *evaluator.Snapshot) (*evaluator.Snapshot, bool) {
+				return evaluator.Rearrange(edited, old, was, redo)
+			}
 			s = edited
-			keep = func(old *evaluator.Snapshot) *evaluator.Snapshot { return evaluator.Rejudge(edited, old, redo) }
 		}
 		rel, labels, sameSet, err := reevaluate(b.data, b.release, s, again, keep)
 		if err != nil {
@@ -194,15 +204,19 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	} else {
 		c = newCollector(b.files, b.files, footer)
 		var parts site.Parts
-		if len(ch.Edited) > 0 {
+		switch {
+		case casesMoved:
+			parts = movedParts(b.release, next.release, redo)
+		case len(ch.Edited) > 0:
 			parts = editedParts(b.release, next.release, reevaluated, redo)
-		} else {
+		default:
 			parts = outputsParts(b.release, next.release, reevaluated)
 		}
 		addDescribed(&parts, described)
-		// The drilldowns whose next-failing link changed are found by
-		// comparing each snapshot with its last judging.
-		parts.Before = b.release
+		// The drilldowns whose links changed are found by comparing each
+		// snapshot with its last judging; where a case's drilldown changed
+		// only in those links, only they are rendered.
+		parts.Before, parts.Steps = b.release, c.emitSteps
 		// An edit that leaves the decisions and the gates as they were
 		// (a title, a rule, a description, the handoff) may leave the
 		// release report too; otherwise it is not worth comparing.
@@ -217,6 +231,14 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 				return nil, next, err
 			}
 		}
+		if casesMoved {
+			// The pages of the cases that went.
+			paths, err := next.renderer.Paths(in)
+			if err != nil {
+				return nil, next, err
+			}
+			c.keepOnly(paths)
+		}
 	}
 	next.files = c.site
 	return &outcome{
@@ -229,10 +251,11 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 }
 
 // reevaluate evaluates the snapshots for which again holds against s and
-// passes every other one through keep. It lists the outputs folder
-// again, since a changed label may have been added or removed; sameSet
-// reports whether the set of snapshots stayed the same.
-func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(label string) bool, keep func(*evaluator.Snapshot) *evaluator.Snapshot) (rel *evaluator.Release, redone []string, sameSet bool, err error) {
+// passes every other one through keep, or evaluates it too when keep
+// cannot. It lists the outputs folder again, since a changed label may
+// have been added or removed; sameSet reports whether the set of
+// snapshots stayed the same.
+func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(label string) bool, keep func(*evaluator.Snapshot) (*evaluator.Snapshot, bool)) (rel *evaluator.Release, redone []string, sameSet bool, err error) {
 	files, err := load.Snapshots(data)
 	if err != nil {
 		return nil, nil, false, err
@@ -243,21 +266,29 @@ func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(
 	}
 	rel = &evaluator.Release{Suite: s, Snapshots: make([]*evaluator.Snapshot, len(files))}
 	errs := make([]error, len(files))
+	read := make([]bool, len(files)) // evaluated from its outputs file
 	var wg sync.WaitGroup
 	sameSet = len(files) == len(old.Snapshots)
 	for i, f := range files {
 		c, ok := cached[f.Label]
 		sameSet = sameSet && ok
-		if ok && !again(f.Label) {
-			wg.Go(func() { rel.Snapshots[i] = withMeta(keep(c), f.Meta) })
-			continue
-		}
-		redone = append(redone, f.Label)
 		wg.Go(func() {
+			if ok && !again(f.Label) {
+				if kept, ok := keep(c); ok {
+					rel.Snapshots[i] = withMeta(kept, f.Meta)
+					return
+				}
+			}
+			read[i] = true
 			rel.Snapshots[i], errs[i] = evaluator.EvaluateSnapshot(s, f, evaluator.Options{KeepOutputs: true, KeepInputs: true})
 		})
 	}
 	wg.Wait()
+	for i, f := range files {
+		if read[i] {
+			redone = append(redone, f.Label)
+		}
+	}
 	// The first error in label order, as EvaluateDir reports it.
 	for _, err := range errs {
 		if err != nil {
@@ -268,7 +299,7 @@ func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(
 }
 
 // keepSnapshot reuses a snapshot as it is.
-func keepSnapshot(s *evaluator.Snapshot) *evaluator.Snapshot { return s }
+func keepSnapshot(s *evaluator.Snapshot) (*evaluator.Snapshot, bool) { return s, true }
 
 // withMeta is s described by m, its meta.json as it reads now: a
 // snapshot kept from the last build may have been described otherwise.
@@ -315,13 +346,27 @@ func snapshotOf(rel *evaluator.Release, label string) *evaluator.Snapshot {
 func changedPositions(before, after *evaluator.Snapshot) []int {
 	var at []int
 	for i := range after.Result.Cases {
-		if before == nil || after == nil ||
-			!reflect.DeepEqual(before.Outputs[i], after.Outputs[i]) ||
-			!reflect.DeepEqual(before.Result.Cases[i], after.Result.Cases[i]) {
+		if before == nil || after == nil || !sameJudging(before, i, after, i) {
 			at = append(at, i)
 		}
 	}
 	return at
+}
+
+// sameJudging reports whether the case at position j of before has the
+// same outputs, in every trial, and the same verdict as the case at i of
+// after: what its drilldown and history row show of a snapshot.
+func sameJudging(before *evaluator.Snapshot, j int, after *evaluator.Snapshot, i int) bool {
+	if len(before.TrialOutputs) != len(after.TrialOutputs) ||
+		!reflect.DeepEqual(before.Outputs[j], after.Outputs[i]) || !reflect.DeepEqual(before.Result.Cases[j], after.Result.Cases[i]) {
+		return false
+	}
+	for t := range before.TrialOutputs {
+		if !reflect.DeepEqual(before.TrialOutputs[t][j], after.TrialOutputs[t][i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // diffDecisions lists the snapshots whose decision changed, in the new

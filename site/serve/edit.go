@@ -16,36 +16,71 @@ import (
 )
 
 // suiteEdit compares the suite of the last good build with the suite as
-// it was edited (its thresholds, cases or policy) and lists, in suite
-// order, the positions of the cases that must be judged again and whose
-// pages must be rendered again: those whose definition changed, and those
+// it was edited (its thresholds, cases or policy). was gives, for each
+// case position of edited, the position of the same case (by id) in the
+// last build, or -1 for a case added; it is nil when the cases are the
+// same in the same order. redo lists, in suite order, the positions in
+// edited of the cases that must be judged again and whose pages must be
+// rendered again: those added, those whose definition changed, and those
 // whose citations, expected or given in any snapshot, the policy now
 // judges or shows differently. A verdict depends on nothing else, so
 // every other case keeps its verdict and its pages; the thresholds only
 // change the decisions.
 //
-// ok is false when the edit reaches every page: a case came, went or
-// moved (the suite order and the case count are on every page), or the
-// policy appeared, vanished or changed its version (every page's footer
-// names it).
-func suiteEdit(old *evaluator.Release, edited *suite.Suite) (redo []int, ok bool) {
+// A new version of the policy is an edit like any other: the citations
+// it judges otherwise are those of the old version's rules. ok is false
+// when the policy appeared or vanished, which decides whether citations
+// are judged at all (and every page links the policy page or not).
+func suiteEdit(old *evaluator.Release, edited *suite.Suite) (was, redo []int, ok bool) {
 	before := old.Suite
-	if len(before.Cases) != len(edited.Cases) {
-		return nil, false
+	if (before.Policy == nil) != (edited.Policy == nil) {
+		return nil, nil, false
 	}
-	for i, c := range before.Cases {
-		if c.ID != edited.Cases[i].ID {
-			return nil, false
+	if !sameCaseOrder(before, edited) {
+		was = make([]int, len(edited.Cases))
+		for i, c := range edited.Cases {
+			j, found := before.CaseIndex(c.ID)
+			if !found {
+				j = -1
+			}
+			was[i] = j
 		}
 	}
-	if (before.Policy == nil) != (edited.Policy == nil) ||
-		before.Policy != nil && before.Policy.Version != edited.Policy.Version {
-		return nil, false
+	wasAt := func(i int) int {
+		if was == nil {
+			return i
+		}
+		return was[i]
 	}
-	policyEdited := before.Policy != nil && before.PolicySHA256 != edited.PolicySHA256
+	citationMoved := citationMover(before, edited)
+	// min_trial_pass_rate reaches the verdicts: when it changes, every
+	// case is judged again.
+	all := !sameVerdicts(before.Gate, edited.Gate)
+	for i, c := range edited.Cases {
+		j := wasAt(i)
+		if all || j < 0 || !sameCase(before.Cases[j], c) || citationMoved != nil && citesMoved(old, j, citationMoved) {
+			redo = append(redo, i)
+		}
+	}
+	return was, redo, true
+}
+
+// sameCaseOrder reports whether two suites hold the same cases, by id,
+// in the same order.
+func sameCaseOrder(a, b *suite.Suite) bool {
+	return slices.EqualFunc(a.Cases, b.Cases, func(x, y *suite.Case) bool { return x.ID == y.ID })
+}
+
+// citationMover reports, for a rule identifier, whether the edited
+// policy judges or shows a citation of it otherwise than before's; nil
+// when the policy was not edited.
+func citationMover(before, edited *suite.Suite) func(id string) bool {
+	if before.Policy == nil || before.PolicySHA256 == edited.PolicySHA256 {
+		return nil
+	}
 	// Memoised: a large suite cites the same few identifiers over and over.
 	moved := map[string]bool{}
-	citationMoved := func(id string) bool {
+	return func(id string) bool {
 		m, seen := moved[id]
 		if !seen {
 			m = !sameCheck(judge.CheckCitation(id, before.Policy), judge.CheckCitation(id, edited.Policy))
@@ -53,15 +88,6 @@ func suiteEdit(old *evaluator.Release, edited *suite.Suite) (redo []int, ok bool
 		}
 		return m
 	}
-	// min_trial_pass_rate reaches the verdicts: when it changes, every
-	// case is judged again.
-	all := !sameVerdicts(before.Gate, edited.Gate)
-	for i, c := range before.Cases {
-		if all || !sameCase(c, edited.Cases[i]) || policyEdited && citesMoved(old, i, citationMoved) {
-			redo = append(redo, i)
-		}
-	}
-	return redo, true
 }
 
 // withGate is s with gate.json read again, as load.Suite reads it: an
@@ -172,6 +198,45 @@ func editedParts(before, after *evaluator.Release, reevaluated []string, redo []
 		for i, l := range listed {
 			if l {
 				ids = append(ids, cases[i].ID)
+			}
+		}
+		parts.Drilldowns[label] = ids
+	}
+	for i, h := range inHistory {
+		if h {
+			parts.Histories = append(parts.Histories, cases[i].ID)
+		}
+	}
+	return parts
+}
+
+// movedParts lists the files to render after an edit of the suite in
+// which cases came, went or moved, every snapshot having been judged
+// again: every snapshot's page, results file and table data (their rows
+// follow the suite), and the drilldowns and history pages of the cases at
+// redo (see suiteEdit) and of those whose outputs or verdict changed.
+// RenderParts, given before, adds the drilldowns whose neighbours
+// changed. Cases are matched by id.
+func movedParts(before, after *evaluator.Release, redo []int) site.Parts {
+	cases := after.Suite.Cases
+	// A case at redo is new or changed in every snapshot.
+	atRedo := make([]bool, len(cases))
+	for _, i := range redo {
+		atRedo[i] = true
+	}
+	inHistory := slices.Clone(atRedo)
+	parts := site.Parts{Drilldowns: make(map[string][]string, len(after.Snapshots))}
+	for _, s := range after.Snapshots {
+		label := s.Label()
+		parts.Snapshots = append(parts.Snapshots, label)
+		parts.Tables = append(parts.Tables, label)
+		old := snapshotOf(before, label)
+		ids := []string{}
+		for i, c := range cases {
+			j, found := before.Suite.CaseIndex(c.ID)
+			if !found || atRedo[i] || old == nil || !sameJudging(old, j, s, i) {
+				ids = append(ids, c.ID)
+				inHistory[i] = true
 			}
 		}
 		parts.Drilldowns[label] = ids

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/releasegate/releasegate"
@@ -27,6 +28,7 @@ type randomEditor struct {
 	rng   *rand.Rand
 	data  string
 	added int // rules added so far
+	cases int // cases added so far
 }
 
 func (e *randomEditor) read(name string) []byte {
@@ -82,8 +84,94 @@ func (e *randomEditor) citations() []any {
 	return out
 }
 
-// edit makes one random edit and returns the change it means.
-func (e *randomEditor) edit() change {
+// lines splits a JSON Lines file of the data folder into its lines,
+// each with its newline.
+func (e *randomEditor) lines(name string) [][]byte {
+	return bytes.SplitAfter(e.read(name), []byte("\n"))
+}
+
+// caseID is the case_id of a line of cases.jsonl or of an outputs file.
+func (e *randomEditor) caseID(line []byte) string {
+	var v struct {
+		CaseID string `json:"case_id"`
+	}
+	if err := json.Unmarshal(line, &v); err != nil {
+		e.t.Fatal(err)
+	}
+	return v.CaseID
+}
+
+// withCaseID is a line of cases.jsonl or of an outputs file for another
+// case.
+func (e *randomEditor) withCaseID(line []byte, id string) []byte {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		e.t.Fatal(err)
+	}
+	v["case_id"] = id
+	b, err := json.Marshal(v)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return append(b, '\n')
+}
+
+// editCaseList adds, removes or moves a case and returns the changes it
+// means: a removed case's outputs are removed with it, and an added one
+// now and then has an output in one snapshot.
+func (e *randomEditor) editCaseList() []change {
+	cases := e.lines(load.CasesFile)
+	cases = cases[:len(cases)-1] // after the last newline
+	labels := []string{"baseline-v1", "candidate-v2", "candidate-v3"}
+	changes := []change{{Kind: suiteChanged, Name: load.CasesFile}}
+	i := e.rng.IntN(len(cases))
+	switch op := e.rng.IntN(3); {
+	case op == 0 || len(cases) < 3:
+		e.cases++
+		id := fmt.Sprintf("NEW-%03d", e.cases)
+		if e.rng.IntN(2) == 0 {
+			label := e.pick(labels...)
+			name := filepath.Join(load.OutputsDir, label+".jsonl")
+			for _, line := range e.lines(name) {
+				if len(line) > 0 && e.caseID(line) == e.caseID(cases[i]) {
+					writeFile(e.t, filepath.Join(e.data, name), append(e.read(name), e.withCaseID(line, id)...))
+					changes = append(changes, snapshotChange(label))
+					break
+				}
+			}
+		}
+		cases = slices.Insert(cases, e.rng.IntN(len(cases)+1), e.withCaseID(cases[i], id))
+	case op == 1:
+		id := e.caseID(cases[i])
+		cases = slices.Delete(cases, i, i+1)
+		for _, label := range labels {
+			name := filepath.Join(load.OutputsDir, label+".jsonl")
+			kept := slices.DeleteFunc(e.lines(name), func(line []byte) bool { return len(line) > 0 && e.caseID(line) == id })
+			writeFile(e.t, filepath.Join(e.data, name), bytes.Join(kept, nil))
+			changes = append(changes, snapshotChange(label))
+		}
+	default:
+		line := cases[i]
+		cases = slices.Delete(cases, i, i+1)
+		cases = slices.Insert(cases, e.rng.IntN(len(cases)+1), line)
+	}
+	writeFile(e.t, filepath.Join(e.data, load.CasesFile), bytes.Join(cases, nil))
+	return changes
+}
+
+// edit makes one random edit and returns the changes it means.
+func (e *randomEditor) edit() []change {
+	if e.rng.IntN(7) == 6 {
+		return e.editCaseList()
+	}
+	return []change{e.editOne()}
+}
+
+// editOne makes one random edit of one file and returns the change it
+// means.
+func (e *randomEditor) editOne() change {
 	switch e.rng.IntN(6) {
 	case 4:
 		// A snapshot's meta.json: written, rewritten or removed. With a
@@ -183,18 +271,31 @@ func TestRandomEditsEqualAFullBuild(t *testing.T) {
 				t.Fatal(err)
 			}
 			e := &randomEditor{t: t, rng: rand.New(rand.NewPCG(seed, 15)), data: data}
+			// Builds after cases came, went or moved that rendered less
+			// than the whole site.
+			narrow := 0
 			for step := range steps {
 				var ch changeSet
 				for range 1 + e.rng.IntN(3)/2 {
-					ch.Add(e.edit())
+					for _, c := range e.edit() {
+						ch.Add(c)
+					}
 				}
-				if _, err := b.build(ch); err != nil {
+				before := b.release.Suite
+				out, err := b.build(ch)
+				if err != nil {
 					t.Fatalf("step %d (%q): %v", step, ch.Names, err)
+				}
+				if !sameCaseOrder(before, b.release.Suite) && !out.full {
+					narrow++
 				}
 				sameAsBuild(t, b.files.all(), data)
 				if t.Failed() {
 					t.Fatalf("step %d (%q): the served site differs from a full build", step, ch.Names)
 				}
+			}
+			if narrow == 0 {
+				t.Error("no edit of the case list rendered less than the whole site")
 			}
 		})
 	}
@@ -233,4 +334,112 @@ func TestWithGateReadsAsLoadSuite(t *testing.T) {
 	if _, err := withGate(data, before); err == nil {
 		t.Error("a missing gate.json accepted")
 	}
+}
+
+// TestTrialEditsEqualAFullBuild edits a release whose snapshots hold
+// repeated trials, one file at a time, and checks after each rebuild that
+// the served site is byte for byte a full build of the same data: a
+// drilldown shows every trial, so a change in any trial's output is one.
+func TestTrialEditsEqualAFullBuild(t *testing.T) {
+	data := copyDir(t, "../../examples/airline")
+	b := &builder{data: data, web: releasegate.Web(), newRenderer: siteRenderer}
+	if _, err := b.build(changeSet{}); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(name string, edit func([][]byte) [][]byte) {
+		t.Helper()
+		p := filepath.Join(data, name)
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, p, bytes.Join(edit(bytes.SplitAfter(src, []byte("\n"))), nil))
+	}
+	// lineOf finds the line for a case (and trial) in lines.
+	lineOf := func(lines [][]byte, id string, trial int) int {
+		for i, l := range lines {
+			if bytes.Contains(l, []byte(`"case_id": "`+id+`"`)) && (trial == 0 || bytes.Contains(l, fmt.Appendf(nil, `"trial": %d,`, trial))) {
+				return i
+			}
+		}
+		t.Fatalf("no line for %s, trial %d", id, trial)
+		return -1
+	}
+	for _, step := range []struct {
+		name string
+		file string
+		edit func([][]byte) [][]byte
+		ch   []change
+	}{
+		{"a second trial's cost", "outputs/candidate.jsonl", func(lines [][]byte) [][]byte {
+			i := lineOf(lines, "NA-003", 2)
+			lines[i] = regexp.MustCompile(`"cost_usd": [0-9.]+`).ReplaceAll(lines[i], []byte(`"cost_usd": 0.0421`))
+			return lines
+		}, []change{snapshotChange("candidate")}},
+		{"a third trial's decision", "outputs/retrained.jsonl", func(lines [][]byte) [][]byte {
+			i := lineOf(lines, "NA-002", 3)
+			lines[i] = regexp.MustCompile(`"decision": "[a-z_]+"`).ReplaceAll(lines[i], []byte(`"decision": "inform"`))
+			return lines
+		}, []change{snapshotChange("retrained")}},
+		{"a case added in the middle", "cases.jsonl", func(lines [][]byte) [][]byte {
+			i := lineOf(lines, "NA-004", 0)
+			return slices.Insert(lines, 5, bytes.Replace(lines[i], []byte(`"NA-004"`), []byte(`"NA-100"`), 1))
+		}, []change{{Kind: suiteChanged, Name: load.CasesFile}}},
+		{"a case moved first", "cases.jsonl", func(lines [][]byte) [][]byte {
+			i := lineOf(lines, "NA-007", 0)
+			l := lines[i]
+			return slices.Insert(slices.Delete(lines, i, i+1), 0, l)
+		}, []change{{Kind: suiteChanged, Name: load.CasesFile}}},
+		{"the added case removed", "cases.jsonl", func(lines [][]byte) [][]byte {
+			i := lineOf(lines, "NA-100", 0)
+			return slices.Delete(lines, i, i+1)
+		}, []change{{Kind: suiteChanged, Name: load.CasesFile}}},
+	} {
+		edit(step.file, step.edit)
+		out, err := b.build(batchOf(step.ch...))
+		if err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if out.full {
+			t.Errorf("%s: every page rendered", step.name)
+		}
+		sameAsBuild(t, b.files.all(), data)
+		if t.Failed() {
+			t.Fatalf("%s: the served site differs from a full build", step.name)
+		}
+	}
+}
+
+// TestNewPolicyVersionEqualsAFullBuild publishes a new version of the
+// sample's policy, with the cases citing its rules, and checks that the
+// rebuild renders the pages that change rather than every page, and that
+// the served site is byte for byte a full build of the same data.
+func TestNewPolicyVersionEqualsAFullBuild(t *testing.T) {
+	data := copyDir(t, sampleData)
+	b := &builder{data: data, web: releasegate.Web(), newRenderer: siteRenderer}
+	if _, err := b.build(changeSet{}); err != nil {
+		t.Fatal(err)
+	}
+	var ch changeSet
+	for _, name := range []string{load.PolicyFile, load.CasesFile} {
+		p := filepath.Join(data, name)
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The outputs still cite ER-2026.10: outdated now.
+		writeFile(t, p, bytes.ReplaceAll(src, []byte("ER-2026.10"), []byte("ER-2026.11")))
+		ch.Add(change{Kind: suiteChanged, Name: name})
+	}
+	out, err := b.build(ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.full {
+		t.Error("every page rendered")
+	}
+	if got := b.release.Suite.Policy.Version; got != "ER-2026.11" {
+		t.Errorf("policy version %q, want ER-2026.11", got)
+	}
+	sameAsBuild(t, b.files.all(), data)
 }

@@ -8,6 +8,8 @@ import (
 	"maps"
 	"strings"
 	"sync"
+
+	"github.com/releasegate/releasegate/site"
 )
 
 // siteFiles is a site held in memory. Every framed page carries the same
@@ -24,15 +26,19 @@ type siteFiles struct {
 }
 
 // storedFile is one file of the site. A framed page is head, the site's
-// footer, then tail; any other file is head alone. A large suite's site
-// is hundreds of MiB of HTML, so most pages are kept compressed (packed):
-// a third of the size, for microseconds of the rebuild and of each
-// request.
+// footer, then tail; any other file is head alone. A drilldown is lead,
+// its case-steps part (steps), then head: a case that comes or starts
+// failing changes that part of many drilldowns and nothing else of them
+// (see site.Parts.Steps). A large suite's site is hundreds of MiB of
+// HTML, so most pages are kept compressed (packed), all but the steps: a
+// third of the size, for microseconds of the rebuild and of each request.
 type storedFile struct {
-	head, tail []byte
-	framed     bool
-	packed     bool
-	size       int // of head and tail unpacked
+	lead, steps []byte
+	head, tail  []byte
+	framed      bool
+	stepped     bool // lead and steps hold the page's first parts
+	packed      bool
+	size        int // of lead, head and tail unpacked
 }
 
 // len is the number of files.
@@ -67,12 +73,12 @@ func (s *siteFiles) get(name string) ([]byte, bool) {
 }
 
 func (f storedFile) join(footer []byte) []byte {
-	if !f.framed && !f.packed {
+	if !f.framed && !f.packed && !f.stepped {
 		return f.head
 	}
 	// One allocation of the page's size (and a little room the reader
 	// asks for), each part inflated into place.
-	out := bytes.NewBuffer(make([]byte, 0, f.size+len(footer)+bytes.MinRead))
+	out := bytes.NewBuffer(make([]byte, 0, f.size+len(f.steps)+len(footer)+bytes.MinRead))
 	add := func(part []byte) {
 		if !f.packed {
 			out.Write(part)
@@ -82,6 +88,10 @@ func (f storedFile) join(footer []byte) []byte {
 				panic("serve: a page kept in memory does not inflate: " + err.Error())
 			}
 		}
+	}
+	if f.stepped {
+		add(f.lead)
+		out.Write(f.steps)
 	}
 	add(f.head)
 	if f.framed {
@@ -111,8 +121,9 @@ func deflate(w *flate.Writer, b []byte) []byte {
 }
 
 // split keeps a rendered file: an HTML page holding footer is cut around
-// its last occurrence (a page's own content comes before its footer). A
-// page is kept compressed with w; other files, whole.
+// its last occurrence (a page's own content comes before its footer), and
+// a drilldown around its case-steps part. A page is kept compressed with
+// w; other files, whole.
 func split(name string, data, footer []byte, w *flate.Writer) storedFile {
 	if !strings.HasSuffix(name, ".html") {
 		return storedFile{head: data}
@@ -123,9 +134,14 @@ func split(name string, data, footer []byte, w *flate.Writer) storedFile {
 			f = storedFile{head: data[:at:at], tail: data[at+len(footer):], framed: true}
 		}
 	}
+	if start, end, ok := site.CaseStepsAt(f.head); ok {
+		f.lead, f.steps, f.head, f.stepped = f.head[:start:start], f.head[start:end:end], f.head[end:], true
+	}
 	if len(data) >= packMin && len(data) <= packMax {
-		f.size = len(f.head) + len(f.tail)
-		f.head, f.tail, f.packed = deflate(w, f.head), deflate(w, f.tail), true
+		f.size = len(f.lead) + len(f.head) + len(f.tail)
+		f.lead, f.head, f.tail, f.packed = deflate(w, f.lead), deflate(w, f.head), deflate(w, f.tail), true
+		// Kept as it is, but not with the whole page it was cut from.
+		f.steps = bytes.Clone(f.steps)
 	}
 	return f
 }
@@ -134,7 +150,8 @@ func split(name string, data, footer []byte, w *flate.Writer) storedFile {
 // joined with its own footer, which the caller compares on its own.
 // Compression is deterministic, so packed files compare packed.
 func (f storedFile) same(g storedFile) bool {
-	return f.framed == g.framed && f.packed == g.packed && bytes.Equal(f.head, g.head) && bytes.Equal(f.tail, g.tail)
+	return f.framed == g.framed && f.packed == g.packed && f.stepped == g.stepped &&
+		bytes.Equal(f.lead, g.lead) && bytes.Equal(f.steps, g.steps) && bytes.Equal(f.head, g.head) && bytes.Equal(f.tail, g.tail)
 }
 
 // collector gathers rendered files into a new site with a new footer,
@@ -183,4 +200,39 @@ func (c *collector) emit(name string, data []byte) error {
 	}
 	c.site.files[name] = f
 	return nil
+}
+
+// emitSteps puts a drilldown's new case-steps part in place of the one
+// the page kept has.
+func (c *collector) emitSteps(name string, steps []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f, ok := c.site.files[name]
+	if !ok || !f.stepped {
+		return fmt.Errorf("serve: %s: no case steps kept to replace", name)
+	}
+	c.rendered++
+	if !bytes.Equal(f.steps, steps) {
+		c.changed = true
+	}
+	f.steps = steps // ours to keep, as with emit
+	c.site.files[name] = f
+	return nil
+}
+
+// keepOnly drops every file of the new site not at one of paths: the
+// pages of cases that went.
+func (c *collector) keepOnly(paths []string) {
+	want := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		want[p] = true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name := range c.site.files {
+		if !want[name] {
+			delete(c.site.files, name)
+			c.changed = true
+		}
+	}
 }

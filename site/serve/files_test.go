@@ -54,6 +54,47 @@ func TestStoredFilesJoinAsBuilt(t *testing.T) {
 	}
 }
 
+// TestCaseStepsAreReplacedInPlace keeps a drilldown as the server does
+// and checks that new case steps, put in place of the kept ones, give the
+// page with those steps and any footer, packed or not.
+func TestCaseStepsAreReplacedInPlace(t *testing.T) {
+	footer := []byte(`<footer class="site-footer"><p>12 cases</p></footer>`)
+	other := []byte(`<footer class="site-footer"><p>13 cases</p></footer>`)
+	steps := func(next string) string {
+		return `<nav class="case-steps" aria-label="Cases of v1">` + "\n<ul>\n<li>" + next + "</li>\n</ul>\n</nav>"
+	}
+	for _, body := range []string{"<p>short</p>", strings.Repeat("<tr><td>ER-001</td><td>pass</td></tr>\n", 40)} {
+		page := func(next string, footer []byte) []byte {
+			return []byte(`<html><body><main><h1>ER-002 in v1</h1>` + "\n" + steps(next) + "\n</div>" + body + "</main>" + string(footer) + "</body></html>\n")
+		}
+		c := newCollector(nil, nil, footer)
+		if err := c.emit("snapshots/v1/ER-002.html", page("No other case fails", footer)); err != nil {
+			t.Fatal(err)
+		}
+		kept := c.site.files["snapshots/v1/ER-002.html"]
+		if !kept.stepped || kept.packed != (len(body) > 100) {
+			t.Fatalf("stepped %v packed %v", kept.stepped, kept.packed)
+		}
+		next := newCollector(c.site, c.site, other)
+		if err := next.emitSteps("snapshots/v1/ER-002.html", []byte(steps("Next failing: ER-007"))); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := next.site.get("snapshots/v1/ER-002.html")
+		if want := page("Next failing: ER-007", other); !bytes.Equal(got, want) {
+			t.Errorf("with new steps and footer:\n%s\nwant\n%s", got, want)
+		}
+		if !next.changed || next.rendered != 1 {
+			t.Errorf("changed %v, rendered %d", next.changed, next.rendered)
+		}
+		if was, _ := c.site.get("snapshots/v1/ER-002.html"); !bytes.Equal(was, page("No other case fails", footer)) {
+			t.Error("the site kept before changed with the new one")
+		}
+		if err := next.emitSteps("index.html", []byte(steps("x"))); err == nil {
+			t.Error("steps accepted for a page not kept")
+		}
+	}
+}
+
 // BenchmarkJoinSnapshotPage measures what serving the largest page of a
 // 10,000-case site adds: joining the footer.
 func BenchmarkJoinSnapshotPage(b *testing.B) {

@@ -105,6 +105,24 @@ func (f *fakeRenderer) RenderAll(in *site.Input, emit site.Emit) error {
 	return nil
 }
 
+// Paths lists what RenderAll emits, rendering it without counting a call.
+func (f *fakeRenderer) Paths(in *site.Input) ([]string, error) {
+	var paths []string
+	emit := func(name string, _ []byte) error {
+		paths = append(paths, name)
+		return nil
+	}
+	if err := f.shared(in, nil, emit); err != nil {
+		return nil, err
+	}
+	for _, s := range in.Release.Snapshots {
+		if err := f.snapshot(in, s.Label(), nil, emit); err != nil {
+			return nil, err
+		}
+	}
+	return paths, nil
+}
+
 func (f *fakeRenderer) RenderParts(in *site.Input, parts site.Parts, emit site.Emit) error {
 	f.calls.mu.Lock()
 	f.calls.parts = append(f.calls.parts, parts)
