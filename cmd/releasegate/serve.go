@@ -22,10 +22,12 @@ Build the report site in memory and serve it over HTTP, on loopback unless
 
 With --watch, every save in the data folder rebuilds the site and the open
 pages reload by themselves. Only what a change needs is redone: an edited
-snapshot is evaluated again with its pages and the overview; a changed
-HANDOFF.md renders the shared pages; cases, policy, gate or schema redo
-everything. While an input is invalid the last good site stays served and
-every page shows the file, line and field to fix.
+snapshot is evaluated again; an edit of the cases, the policy or the
+thresholds judges again only the cases it reaches; and only the pages
+whose content changes are rendered again (a new template, or an edit of
+case.schema.json, renders everything). While an input is invalid the last
+good site stays served and every page shows the file, line and field to
+fix.
 
 Stop with Ctrl-C.
 
