@@ -21,9 +21,11 @@ type DrilldownPage struct {
 	SnapshotHref string
 	HistoryHref  string
 	ID           string
-	Title        string
-	Severity     string
-	Verdict      Badge
+	// CaseTitle is the case's title; the page's own title, in its Layout,
+	// names the case and the snapshot.
+	CaseTitle string
+	Severity  string
+	Verdict   Badge
 
 	// OutputView is the snapshot's only output for the case, or, with
 	// trials, trial 1's; Trials then holds every trial.
@@ -153,7 +155,7 @@ func (v *view) resultDetail(s *evaluator.Snapshot, i int, path string) *Drilldow
 		SnapshotHref: root + snapshotPath(label),
 		HistoryHref:  root + v.paths.history(i, c.ID),
 		ID:           c.ID,
-		Title:        c.Title,
+		CaseTitle:    c.Title,
 		Severity:     string(c.Severity),
 		Verdict:      verdictBadge(res.Passed),
 		Input:        prettyInput(c.Input),

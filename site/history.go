@@ -9,8 +9,10 @@ import (
 // the first to the latest.
 type HistoryPage struct {
 	Layout
-	ID                string
-	Title             string
+	ID string
+	// CaseTitle is the case's title; the page's own title, in its
+	// Layout, names the case.
+	CaseTitle         string
 	Severity          string
 	ExpectedDecision  string
 	ExpectedCitations []CitationRow
@@ -40,7 +42,7 @@ func (v *view) history(i int) *HistoryPage {
 	p := &HistoryPage{
 		Layout:           v.info.layout(path, "Case "+c.ID),
 		ID:               c.ID,
-		Title:            c.Title,
+		CaseTitle:        c.Title,
 		Severity:         string(c.Severity),
 		ExpectedDecision: string(c.Expected.Decision),
 	}

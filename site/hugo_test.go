@@ -186,7 +186,7 @@ func hugoDrilldown(p *DrilldownPage, i int, codes string) []byte {
 	}
 	return hugoPage(map[string]any{
 		"title": p.ID + " in " + p.Label, "weight": i + 1,
-		"id": p.ID, "label": p.Label, "casetitle": p.Title, "severity": p.Severity, "verdict": string(p.Verdict.HTML),
+		"id": p.ID, "label": p.Label, "casetitle": p.CaseTitle, "severity": p.Severity, "verdict": string(p.Verdict.HTML),
 		"history": "/" + historyPath(p.ID), "elsewhere": elsewhere, "nextfailing": hugoLink(p.NextFailing),
 		"hasoutput": p.HasOutput, "expected": p.ExpectedDecision, "actual": p.ActualDecision, "decisionverdict": string(p.DecisionVerdict.HTML),
 		"mode": p.Calls.Mode, "modetext": p.Calls.ModeText, "calls": calls, "mismatches": p.Calls.Mismatches,
@@ -203,7 +203,7 @@ func hugoHistory(p *HistoryPage, i int) []byte {
 			"decision": r.Decision, "codes": r.Codes, "latency": r.Latency, "cost": r.Cost})
 	}
 	return hugoPage(map[string]any{
-		"title": "Case " + p.ID, "weight": i + 1, "id": p.ID, "casetitle": p.Title, "severity": p.Severity,
+		"title": "Case " + p.ID, "weight": i + 1, "id": p.ID, "casetitle": p.CaseTitle, "severity": p.Severity,
 		"expected": p.ExpectedDecision, "citations": hugoCitations(p.ExpectedCitations), "rows": rows,
 	}, p.Summary+"\n")
 }
