@@ -452,3 +452,66 @@ func TestRenderPartsFollowsCasesThatMove(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderAllLaterPutsOffTheCasePages checks that the files RenderAllLater
+// renders and the case pages it puts off make up the site RenderAll
+// renders, byte for byte, and that MakeLater finds the same case pages.
+func TestRenderAllLaterPutsOffTheCasePages(t *testing.T) {
+	rel, err := evaluator.EvaluateDir(sampleData, evaluator.Options{KeepOutputs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, groupAbove := range []int{0, 12} {
+		in := &Input{Release: rel, Handoff: []byte("# Handoff\n"), GroupAbove: groupAbove}
+		all := collect(t, func(e Emit) error { return r.RenderAll(in, e) })
+		var later []Later
+		front := collect(t, func(e Emit) error {
+			var err error
+			later, err = r.RenderAllLater(in, e)
+			return err
+		})
+		got := maps.Clone(front)
+		var paths []string
+		for _, l := range later {
+			if strings.HasPrefix(l.Path, "snapshots/") && !strings.Contains(strings.TrimPrefix(l.Path, "snapshots/"), "/") {
+				t.Errorf("%s: a snapshot page put off", l.Path)
+			}
+			if _, ok := got[l.Path]; ok {
+				t.Errorf("%s: both rendered and put off", l.Path)
+			}
+			b, err := l.Make()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[l.Path] = b
+			paths = append(paths, l.Path)
+		}
+		if groupAbove == 0 && len(later) < len(all)/2 || len(later) == 0 {
+			t.Errorf("grouped above %d: %d of %d files put off, want the case pages", groupAbove, len(later), len(all))
+		}
+		if names := slices.Sorted(maps.Keys(got)); !slices.Equal(names, slices.Sorted(maps.Keys(all))) {
+			t.Errorf("grouped above %d: files\n%q\nwant\n%q", groupAbove, names, slices.Sorted(maps.Keys(all)))
+		}
+		for p, b := range got {
+			if !bytes.Equal(b, all[p]) {
+				t.Errorf("%s differs from RenderAll", p)
+			}
+		}
+		again, err := r.MakeLater(in, append(paths[:3:3], "index.html", "snapshots/no-such/ER-001.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(again) != 3 {
+			t.Errorf("MakeLater found %d pages, want the 3 case pages asked for", len(again))
+		}
+		for _, l := range again {
+			if b, err := l.Make(); err != nil || !bytes.Equal(b, all[l.Path]) {
+				t.Errorf("%s: made again differs from RenderAll (%v)", l.Path, err)
+			}
+		}
+	}
+}

@@ -348,11 +348,23 @@ func (r *Renderer) sharedOwnJobs(v *view) []job {
 // folders, because writers creating files in one folder at once wait on
 // each other. Grouped results are few and large, so they simply follow.
 func (r *Renderer) allJobs(v *view) []job {
+	return append(r.frontJobs(v), r.caseJobs(v)...)
+}
+
+// frontJobs are the files that are about no one case: the snapshot pages,
+// results and table data, and the pages every snapshot shares.
+func (r *Renderer) frontJobs(v *view) []job {
 	var jobs []job
 	for _, s := range v.in.Release.Snapshots {
 		jobs = append(jobs, r.snapshotOwnJobs(v, s)...)
 	}
-	jobs = append(jobs, r.sharedOwnJobs(v)...)
+	return append(jobs, r.sharedOwnJobs(v)...)
+}
+
+// caseJobs are the case pages: a drilldown per result and a history per
+// case, or their grouped pages. They are nearly all of a large site.
+func (r *Renderer) caseJobs(v *view) []job {
+	var jobs []job
 	if v.paths.grouped() {
 		for _, s := range v.in.Release.Snapshots {
 			jobs = append(jobs, r.resultJobs(v, s)...)

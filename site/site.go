@@ -14,6 +14,7 @@
 package site
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -87,6 +88,67 @@ func (r *Renderer) RenderAll(in *Input, emit Emit) error {
 		return err
 	}
 	return r.run(r.allJobs(v), emit, runOptions{})
+}
+
+// Later is a file of a site whose rendering was put off: a live server
+// renders a case page when it is first asked for, or when it has time.
+type Later struct {
+	// Path is the file's slash path relative to the site root.
+	Path string
+	make func(w *bytes.Buffer) error
+}
+
+// Make renders the file: the bytes RenderAll gives it for the same input.
+// It may be called from any goroutine.
+func (l Later) Make() ([]byte, error) {
+	var b bytes.Buffer
+	if err := l.make(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// RenderAllLater renders the files of the site that are about no one case
+// (the overview, the snapshot pages, the shared pages, data and assets)
+// and returns the case pages, nearly all of a large site, to be made
+// later. A live server uses it when every page changes, as when a
+// snapshot is added, so that the pages an author looks at are up to date
+// at once.
+func (r *Renderer) RenderAllLater(in *Input, emit Emit) ([]Later, error) {
+	v, err := newView(in)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.run(r.frontJobs(v), emit, runOptions{}); err != nil {
+		return nil, err
+	}
+	return laters(r.caseJobs(v), nil), nil
+}
+
+// MakeLater returns how to make the case pages at paths for in, those put
+// off under an earlier input that are still to make. A path that in's site
+// has no case page at is left out.
+func (r *Renderer) MakeLater(in *Input, paths []string) ([]Later, error) {
+	v, err := newView(in)
+	if err != nil {
+		return nil, err
+	}
+	want := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		want[p] = true
+	}
+	return laters(uniqueJobs(r.caseJobs(v)), want), nil
+}
+
+// laters are the jobs whose path is wanted (all when want is nil).
+func laters(jobs []job, want map[string]bool) []Later {
+	out := make([]Later, 0, len(jobs))
+	for _, j := range jobs {
+		if want == nil || want[j.path] {
+			out = append(out, Later{Path: j.path, make: j.make})
+		}
+	}
+	return out
 }
 
 // BuildOptions tune Build.

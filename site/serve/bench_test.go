@@ -208,6 +208,16 @@ func BenchmarkSaveToServedByKind(b *testing.B) {
 			}
 			return p, original, withCaseAdded(tb, original)
 		}},
+		// A fourth snapshot dropped in, then removed again: every page
+		// changes (nil content: no file). Last, since the site is then
+		// completed in the background, which the next save stops.
+		{"snapshot-added-or-removed", func(tb testing.TB) (string, []byte, []byte) {
+			src, err := os.ReadFile(filepath.Join(data, "outputs", "candidate-v3.jsonl"))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return filepath.Join(data, "outputs", "candidate-v4.jsonl"), nil, src
+		}},
 	} {
 		b.Run(kind.name, func(b *testing.B) {
 			p, original, edited := kind.files(b)
@@ -219,7 +229,7 @@ func BenchmarkSaveToServedByKind(b *testing.B) {
 					content = original
 				}
 				saved := time.Now()
-				writeFile(b, p, content)
+				saveOrRemove(b, p, content)
 				gen = page.reload(gen).gen
 				// What the reloaded page asks for first: the largest page
 				// of the site, the edited snapshot's.
@@ -231,7 +241,7 @@ func BenchmarkSaveToServedByKind(b *testing.B) {
 			cpu := processCPU(b) - cpuBefore
 			if b.N%2 == 1 {
 				// Leave the file as it was for the next kind.
-				writeFile(b, p, original)
+				saveOrRemove(b, p, original)
 				gen = page.reload(gen).gen
 			}
 			slices.Sort(took)
@@ -280,6 +290,15 @@ func rssMiB(tb testing.TB, field string) int {
 	}
 	tb.Fatalf("no %s in /proc/self/status", field)
 	return 0
+}
+
+// saveOrRemove writes content to p, or removes p when content is nil.
+func saveOrRemove(tb testing.TB, p string, content []byte) {
+	if content != nil {
+		writeFile(tb, p, content)
+	} else if err := os.Remove(p); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // withCaseAdded is a generated cases.jsonl with a copy of its last case,

@@ -237,3 +237,42 @@ func TestBrowserFollowsACaseAddedAndRemoved(t *testing.T) {
 	}
 	p.checkProblems()
 }
+
+// TestBrowserShowsASnapshotDroppedIn drops a fourth snapshot into the
+// outputs folder of a served site, which changes every page, and checks
+// what an author sees: the open overview reloads with it, its case pages
+// (put off by the rebuild) open with their content, and the drilldowns of
+// the snapshot before it link to it.
+func TestBrowserShowsASnapshotDroppedIn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	ts := startServer(t, serverOptions{})
+	p := openLivePage(t)
+	src, err := os.ReadFile(outputsPath(ts.data, "candidate-v3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const nav = `[...document.querySelectorAll(".snapshot-nav a")].map(a => a.textContent).join(" ")`
+
+	p.open(ts.url)
+	if got := p.text(nav); strings.Contains(got, "candidate-v4") {
+		t.Fatalf("snapshot navigation %q before the drop", got)
+	}
+	writeFile(t, outputsPath(ts.data, "candidate-v4"), src)
+	p.waitForReload("reload after a snapshot was dropped in", nav+`.includes("candidate-v4")`)
+
+	p.open(ts.url + "snapshots/candidate-v4/ER-007.html")
+	if got := p.text(`document.querySelector("h1").textContent`); !strings.HasPrefix(got, "ER-007 in candidate-v4") {
+		t.Errorf("the new snapshot's drilldown heading: %q", got)
+	}
+	p.open(ts.url + "snapshots/candidate-v3/ER-007.html")
+	if got := p.text(`[...document.querySelectorAll("a")].map(a => a.textContent).join("|")`); !strings.Contains(got, "candidate-v4 (next)") {
+		t.Errorf("candidate-v3's drilldown links no next snapshot: %q", got)
+	}
+	p.open(ts.url + "cases/ER-007.html")
+	if got := p.text(`document.querySelector("table.history tbody").textContent`); !strings.Contains(got, "candidate-v4") {
+		t.Errorf("the case history has no row for the new snapshot: %q", got)
+	}
+	p.checkProblems()
+}

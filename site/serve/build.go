@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -24,6 +25,10 @@ type renderer interface {
 	Footer(in *site.Input) ([]byte, error)
 	// Paths lists the files RenderAll would emit.
 	Paths(in *site.Input) ([]string, error)
+	// RenderAllLater renders all but the case pages, which it puts off;
+	// MakeLater gives those put off under an earlier input for in.
+	RenderAllLater(in *site.Input, emit site.Emit) ([]site.Later, error)
+	MakeLater(in *site.Input, paths []string) ([]site.Later, error)
 }
 
 // newRendererFunc makes a renderer from templates/ and assets/.
@@ -51,6 +56,11 @@ type builder struct {
 	// fitMemory sets the process's memory limit after each full build
 	// (see fitMemoryLimit): a server does, a test need not.
 	fitMemory bool
+	// completeLater makes the pages a rebuild put off in the background
+	// (see siteFiles.complete): a server does; in a test they are made
+	// when asked for. stopCompleting stops the goroutine doing it.
+	completeLater  bool
+	stopCompleting context.CancelFunc
 }
 
 // outcome is what a successful build changed.
@@ -89,22 +99,55 @@ func (b *builder) build(ch changeSet) (*outcome, error) {
 	if b.release == nil {
 		todo.All = true
 	}
+	// The pages still put off are made for the next site, or on demand
+	// if this build fails: the rebuild gets the processors meanwhile.
+	b.stop()
 	out, next, err := b.try(todo)
 	if err != nil {
 		b.carry = todo
+		b.complete(b.files, false)
 		return nil, err
 	}
 	b.carry = changeSet{}
 	*b = next
-	if out.full && b.fitMemory {
-		// The replaced site and the build's scratch are garbage now: on
-		// a large suite hundreds of MiB. They are returned at once, and
-		// the memory limit set to what the new site needs; it runs while
-		// the new site is being served. A narrower rebuild leaves little
-		// garbage, which the limit keeps in check.
-		go fitMemoryLimit()
-	}
+	// After a full build the replaced site and the build's scratch are
+	// garbage: on a large suite hundreds of MiB. They are returned, and
+	// the memory limit set to what the new site needs, once its pages
+	// are all made. A narrower rebuild leaves little garbage, which the
+	// limit keeps in check.
+	b.complete(out.files, out.full && b.fitMemory)
 	return out, nil
+}
+
+// complete makes the pages files put off in the background, then fits
+// the memory limit if fit is set.
+func (b *builder) complete(files *siteFiles, fit bool) {
+	if files == nil || !b.completeLater || files.pending() == 0 {
+		if fit {
+			go fitMemoryLimit()
+		}
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	b.stopCompleting = func() {
+		cancel()
+		<-done
+	}
+	go func() {
+		defer close(done)
+		if files.complete(ctx) && fit {
+			fitMemoryLimit()
+		}
+	}()
+}
+
+// stop stops making the pages put off in the background, and waits.
+func (b *builder) stop() {
+	if b.stopCompleting != nil {
+		b.stopCompleting()
+		b.stopCompleting = nil
+	}
 }
 
 // releaseReport is the release report's path in a site (see the README).
@@ -196,12 +239,22 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 		return nil, next, err
 	}
 	var c *collector
-	if full {
+	switch {
+	case full && b.release == nil:
+		// The first build: a server starts with every page made.
 		c = newCollector(nil, b.files, footer)
 		if err := next.renderer.RenderAll(in, c.emit); err != nil {
 			return nil, next, err
 		}
-	} else {
+	case full:
+		// Every page changes: the case pages are made when asked for.
+		c = newCollector(nil, b.files, footer)
+		later, err := next.renderer.RenderAllLater(in, c.emit)
+		if err != nil {
+			return nil, next, err
+		}
+		c.putOff(later)
+	default:
 		c = newCollector(b.files, b.files, footer)
 		var parts site.Parts
 		switch {
@@ -238,6 +291,9 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 				return nil, next, err
 			}
 			c.keepOnly(paths)
+		}
+		if err := c.replan(next.renderer, in); err != nil {
+			return nil, next, err
 		}
 	}
 	next.files = c.site

@@ -9,7 +9,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/evaluator"
@@ -625,4 +627,55 @@ func TestFooterOnlyChangesRenderNoPageBody(t *testing.T) {
 			sameAsBuild(t, b.files.all(), data)
 		})
 	}
+}
+
+// TestPagesPutOffAreMadeInTheBackground adds a snapshot, which changes
+// every page, and checks that the rebuild puts the case pages off, that
+// pages asked for meanwhile come as a build writes them, and that the
+// rest are made in the background until the site is whole.
+func TestPagesPutOffAreMadeInTheBackground(t *testing.T) {
+	data := copyDir(t, sampleData)
+	b := &builder{data: data, web: releasegate.Web(), newRenderer: siteRenderer, completeLater: true}
+	defer b.stop()
+	if _, err := b.build(changeSet{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := b.files.pending(); n != 0 {
+		t.Fatalf("the first build put off %d pages", n)
+	}
+	src, _ := os.ReadFile(outputsPath(data, "candidate-v3"))
+	writeFile(t, outputsPath(data, "candidate-v4"), src)
+	b.stop() // so that the pages are still put off below
+	b.completeLater = false
+	out, err := b.build(batchOf(snapshotChange("candidate-v4")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.completeLater = true
+	put := out.files.pending()
+	if !out.full || put < 4*12 {
+		t.Fatalf("full %v, %d pages put off, want every case page", out.full, put)
+	}
+	if !out.changed || out.rendered > 40 {
+		t.Errorf("changed %v, %d files rendered at once", out.changed, out.rendered)
+	}
+	// Asked for while the rest are made.
+	b.complete(out.files, false)
+	var wg sync.WaitGroup
+	for _, name := range []string{"snapshots/candidate-v4/ER-007.html", "cases/ER-007.html", "snapshots/candidate-v3/ER-012.html"} {
+		wg.Go(func() {
+			if _, ok := out.files.get(name); !ok {
+				t.Errorf("%s: not served", name)
+			}
+		})
+	}
+	wg.Wait()
+	deadline := time.Now().Add(20 * time.Second)
+	for out.files.pending() > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := out.files.pending(); n > 0 {
+		t.Fatalf("%d pages still put off", n)
+	}
+	sameAsBuild(t, out.files.all(), data)
 }

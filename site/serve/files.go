@@ -3,9 +3,11 @@ package serve
 import (
 	"bytes"
 	"compress/flate"
+	"context"
 	"fmt"
 	"io/fs"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -20,9 +22,32 @@ import (
 // those pages and swaps the footer, instead of rendering every page. A
 // page is joined again when it is served, so what is served is what a
 // build writes.
+//
+// When every page changes (a snapshot added, a template edited), the case
+// pages, nearly all of a large site, are put off (see
+// site.RenderAllLater): each is made when it is first asked for, and the
+// rest in the background, so the page an author looks at reloads at once.
 type siteFiles struct {
 	footer []byte
-	files  map[string]storedFile
+	// mu guards files, later and next: a request that asks for a page put
+	// off makes it, and the site may be completed meanwhile.
+	mu    sync.Mutex
+	files map[string]storedFile
+	// later holds the pages put off; order lists their paths in the order
+	// complete makes them, from next on.
+	later map[string]site.Later
+	order []string
+	next  int
+	// packers are flate writers for the pages made later.
+	packers *sync.Pool
+}
+
+// newPackers is a pool of writers at the fastest level.
+func newPackers() *sync.Pool {
+	return &sync.Pool{New: func() any {
+		w, _ := flate.NewWriter(nil, flate.BestSpeed) // a valid level: no error
+		return w
+	}}
 }
 
 // storedFile is one file of the site. A framed page is head, the site's
@@ -41,21 +66,105 @@ type storedFile struct {
 	size        int // of lead, head and tail unpacked
 }
 
-// len is the number of files.
+// len is the number of files, those put off included.
 func (s *siteFiles) len() int {
 	if s == nil {
 		return 0
 	}
-	return len(s.files)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.files) + len(s.later)
 }
 
-// has reports whether the site holds a file at name.
+// has reports whether the site holds a file at name, made or put off.
 func (s *siteFiles) has(name string) bool {
 	if s == nil {
 		return false
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	_, ok := s.files[name]
+	if !ok {
+		_, ok = s.later[name]
+	}
 	return ok
+}
+
+// pending is the number of pages put off and not made yet.
+func (s *siteFiles) pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.later)
+}
+
+// stored returns the file kept at name, making it first if it was put
+// off. ok is false when there is none, or when it cannot be made.
+func (s *siteFiles) stored(name string) (f storedFile, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f, ok = s.files[name]; ok {
+		return f, true
+	}
+	l, put := s.later[name]
+	if !put {
+		return storedFile{}, false
+	}
+	f, err := s.make(l)
+	if err != nil {
+		// Every page of a kind renders alike: the same error will stop
+		// the next build, which reports it.
+		return storedFile{}, false
+	}
+	s.keep(l.Path, f)
+	return f, true
+}
+
+// make renders a page put off and splits it as emit does.
+func (s *siteFiles) make(l site.Later) (storedFile, error) {
+	data, err := l.Make()
+	if err != nil {
+		return storedFile{}, err
+	}
+	w := s.packers.Get().(*flate.Writer)
+	defer s.packers.Put(w)
+	return split(l.Path, data, s.footer, w), nil
+}
+
+// keep stores a page, made now or from later. The caller holds s.mu, or
+// has the site to itself.
+func (s *siteFiles) keep(name string, f storedFile) {
+	s.files[name] = f
+	delete(s.later, name)
+}
+
+// complete makes the pages put off, one at a time, until none is left or
+// ctx is done; it reports whether none is left. Requests that ask for a
+// page meanwhile make it themselves.
+func (s *siteFiles) complete(ctx context.Context) bool {
+	for ctx.Err() == nil {
+		s.mu.Lock()
+		var l site.Later
+		found := false
+		for !found && s.next < len(s.order) {
+			l, found = s.later[s.order[s.next]]
+			s.next++
+		}
+		s.mu.Unlock()
+		if !found {
+			return true
+		}
+		// Made outside the lock, so that requests wait for none of it.
+		f, err := s.make(l)
+		if err != nil {
+			continue // left put off: a request reports nothing, the next build the error
+		}
+		s.mu.Lock()
+		if _, still := s.later[l.Path]; still {
+			s.keep(l.Path, f)
+		}
+		s.mu.Unlock()
+	}
+	return false
 }
 
 // get returns the bytes of the file at name as a build writes them. A
@@ -65,7 +174,7 @@ func (s *siteFiles) get(name string) ([]byte, bool) {
 	if s == nil {
 		return nil, false
 	}
-	f, ok := s.files[name]
+	f, ok := s.stored(name)
 	if !ok {
 		return nil, false
 	}
@@ -168,19 +277,25 @@ type collector struct {
 	packer *flate.Writer
 }
 
-// newCollector starts a site from base's files (none when base is nil)
-// with footer as every page's footer.
+// newCollector starts a site from base's files, and the pages it put off
+// (none when base is nil), with footer as every page's footer.
 func newCollector(base, old *siteFiles, footer []byte) *collector {
-	var files map[string]storedFile
+	next := &siteFiles{footer: footer, later: map[string]site.Later{}}
 	if base != nil {
-		files = maps.Clone(base.files)
+		base.mu.Lock()
+		next.files, next.later = maps.Clone(base.files), maps.Clone(base.later)
+		next.order = slices.Clone(base.order[base.next:])
+		next.packers = base.packers
+		base.mu.Unlock()
 	} else {
-		files = make(map[string]storedFile, old.len())
+		next.files = make(map[string]storedFile, old.len())
 	}
-	packer, _ := flate.NewWriter(nil, flate.BestSpeed) // a valid level: no error
-	c := &collector{site: &siteFiles{footer: footer, files: files}, old: old, packer: packer}
+	if next.packers == nil {
+		next.packers = newPackers()
+	}
+	c := &collector{site: next, old: old, packer: next.packers.Get().(*flate.Writer)}
 	// The footer is on every kept page: when it changed, they did.
-	c.changed = old == nil || !bytes.Equal(old.footer, footer) && len(files) > 0
+	c.changed = old == nil || !bytes.Equal(old.footer, footer) && next.len() > 0
 	return c
 }
 
@@ -193,13 +308,19 @@ func (c *collector) emit(name string, data []byte) error {
 	defer c.mu.Unlock()
 	f := split(name, data, c.site.footer, c.packer)
 	c.rendered++
-	if c.old == nil {
-		c.changed = true
-	} else if prev, ok := c.old.files[name]; !ok || !prev.same(f) || f.framed && !bytes.Equal(c.old.footer, c.site.footer) {
+	if !c.changed && (c.old == nil || !c.old.holds(name, f) || f.framed && !bytes.Equal(c.old.footer, c.site.footer)) {
 		c.changed = true
 	}
-	c.site.files[name] = f
+	c.site.keep(name, f)
 	return nil
+}
+
+// holds reports whether the site keeps f at name, made.
+func (s *siteFiles) holds(name string, f storedFile) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prev, ok := s.files[name]
+	return ok && prev.same(f)
 }
 
 // emitSteps puts a drilldown's new case-steps part in place of the one
@@ -207,6 +328,11 @@ func (c *collector) emit(name string, data []byte) error {
 func (c *collector) emitSteps(name string, steps []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if _, put := c.site.later[name]; put {
+		// Made whole when asked for, for the input the site is for.
+		c.rendered++
+		return nil
+	}
 	f, ok := c.site.files[name]
 	if !ok || !f.stepped {
 		return fmt.Errorf("serve: %s: no case steps kept to replace", name)
@@ -235,4 +361,51 @@ func (c *collector) keepOnly(paths []string) {
 			c.changed = true
 		}
 	}
+	for name := range c.site.later {
+		if !want[name] {
+			delete(c.site.later, name)
+			c.changed = true
+		}
+	}
+}
+
+// putOff keeps pages to make later, in the order given.
+func (c *collector) putOff(later []site.Later) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, l := range later {
+		c.site.later[l.Path] = l
+		c.site.order = append(c.site.order, l.Path)
+	}
+	if len(later) > 0 {
+		// Whether they differ is known only once they are made.
+		c.changed = true
+	}
+}
+
+// replan makes the pages still put off, which were put off under an
+// earlier input, pages of in: those a rebuild rendered are made already,
+// and any other may have changed with it.
+func (c *collector) replan(r renderer, in *site.Input) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.site.later) == 0 {
+		return nil
+	}
+	var paths []string
+	for _, p := range c.site.order {
+		if _, put := c.site.later[p]; put {
+			paths = append(paths, p)
+		}
+	}
+	later, err := r.MakeLater(in, paths)
+	if err != nil {
+		return err
+	}
+	c.site.later, c.site.order = make(map[string]site.Later, len(later)), make([]string, 0, len(later))
+	for _, l := range later {
+		c.site.later[l.Path] = l
+		c.site.order = append(c.site.order, l.Path)
+	}
+	return nil
 }

@@ -94,7 +94,13 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.write(w, r, http.StatusNotFound, "404.html", page, st)
 	default:
-		page, _ := st.files.get(name)
+		page, ok := st.files.get(name)
+		if !ok {
+			// A page put off that could not be made: the next build
+			// reports why.
+			http.Error(w, "releasegate: "+name+" could not be rendered", http.StatusInternalServerError)
+			return
+		}
 		h.write(w, r, http.StatusOK, name, page, st)
 	}
 }

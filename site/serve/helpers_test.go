@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -104,6 +105,14 @@ func (f *fakeRenderer) RenderAll(in *site.Input, emit site.Emit) error {
 	}
 	return nil
 }
+
+// RenderAllLater renders everything, as RenderAll, and puts nothing off.
+func (f *fakeRenderer) RenderAllLater(in *site.Input, emit site.Emit) ([]site.Later, error) {
+	return nil, f.RenderAll(in, emit)
+}
+
+// MakeLater finds nothing: the fake puts nothing off.
+func (f *fakeRenderer) MakeLater(*site.Input, []string) ([]site.Later, error) { return nil, nil }
 
 // Paths lists what RenderAll emits, rendering it without counting a call.
 func (f *fakeRenderer) Paths(in *site.Input) ([]string, error) {
@@ -303,10 +312,15 @@ func firstLines(data []byte, n int) []byte {
 // errorsAs is errors.As, kept short for table tests.
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
-// all returns every file of the site joined, as a build writes them.
+// all returns every file of the site joined, as a build writes them,
+// making those put off.
 func (s *siteFiles) all() map[string][]byte {
-	out := make(map[string][]byte, s.len())
-	for name := range s.files {
+	s.mu.Lock()
+	names := slices.Collect(maps.Keys(s.files))
+	names = slices.AppendSeq(names, maps.Keys(s.later))
+	s.mu.Unlock()
+	out := make(map[string][]byte, len(names))
+	for _, name := range names {
 		out[name], _ = s.get(name)
 	}
 	return out
@@ -314,7 +328,7 @@ func (s *siteFiles) all() map[string][]byte {
 
 // wholeSite keeps files as a site whose pages have no footer.
 func wholeSite(files map[string][]byte) *siteFiles {
-	s := &siteFiles{files: make(map[string]storedFile, len(files))}
+	s := &siteFiles{files: make(map[string]storedFile, len(files)), packers: newPackers()}
 	for name, data := range files {
 		s.files[name] = storedFile{head: data}
 	}

@@ -9,10 +9,13 @@
 // whose output or verdict changed are rendered; an edit of the cases, the
 // policy or the thresholds judges and renders what it reaches (see
 // suiteEdit); a template change renders every page without evaluating
-// anything. The site is held in memory with every page's footer, which
-// names the suite's inputs, kept apart (see siteFiles). A build that fails leaves the
-// last good site served, with an overlay naming the broken file, line and
-// field on every page.
+// anything. When every page changes (a snapshot added, a template edited),
+// the case pages are put off: each is made when first asked for, and the
+// rest in the background. The site is held in memory with every page's
+// footer, which names the suite's inputs, and each drilldown's links to
+// its neighbours kept apart (see siteFiles). A build that fails leaves
+// the last good site served, with an overlay naming the broken file, line
+// and field on every page.
 //
 // Served bytes are the built bytes: the reload script and the overlay are
 // injected into HTML responses only, never into the stored site.
@@ -122,7 +125,7 @@ func run(ctx context.Context, cfg Config, newRenderer newRendererFunc) error {
 		defer keepMemoryLimit()()
 	}
 	s := &server{
-		builder: builder{data: cfg.Data, web: web, newRenderer: newRenderer, fitMemory: cfg.Watch},
+		builder: builder{data: cfg.Data, web: web, newRenderer: newRenderer, fitMemory: cfg.Watch, completeLater: cfg.Watch},
 		log:     &lineLog{w: logw},
 	}
 	s.current.Store(&state{generation: uint64(time.Now().UnixMilli())})
@@ -195,6 +198,8 @@ func run(ctx context.Context, cfg Config, newRenderer newRendererFunc) error {
 		}
 	}
 	wg.Wait()
+	// No rebuild runs now: the builder is ours.
+	s.builder.stop()
 	if errors.Is(result, http.ErrServerClosed) {
 		result = nil
 	}
