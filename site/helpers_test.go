@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/releasegate/releasegate"
 	"golang.org/x/net/html"
 )
 
@@ -185,4 +186,14 @@ func copySample(t testing.TB) string {
 	dst := filepath.Join(t.TempDir(), "data")
 	copyDir(t, sampleData, dst)
 	return dst
+}
+
+// embeddedRenderer is a renderer with the embedded templates and assets.
+func embeddedRenderer(t testing.TB) *Renderer {
+	t.Helper()
+	r, err := NewRenderer(releasegate.Web())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/evaluator"
 )
 
@@ -32,14 +31,7 @@ func collect(t *testing.T, render func(Emit) error) map[string][]byte {
 }
 
 func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
-	rel, err := evaluator.EvaluateDir(sampleData, evaluator.Options{KeepOutputs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := NewRenderer(releasegate.Web())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rel, r := release(t), embeddedRenderer(t)
 	in := &Input{Release: rel, Handoff: []byte("# Handoff\n")}
 	all := collect(t, func(e Emit) error { return r.RenderAll(in, e) })
 	parts := Parts{
@@ -136,10 +128,7 @@ func TestSameFrameIgnoresTheFooter(t *testing.T) {
 	}
 	base := evaluate(func(string) {})
 	handoff := []byte("# Handoff\n")
-	r, err := NewRenderer(releasegate.Web())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := embeddedRenderer(t)
 	footer := func(in *Input) []byte {
 		f, err := r.Footer(in)
 		if err != nil {
@@ -179,14 +168,7 @@ func TestSameFrameIgnoresTheFooter(t *testing.T) {
 // TestEveryPageCarriesTheFooter checks that Footer gives the bytes each
 // framed page of a build carries, once, after the page's content.
 func TestEveryPageCarriesTheFooter(t *testing.T) {
-	rel, err := evaluator.EvaluateDir(sampleData, evaluator.Options{KeepOutputs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := NewRenderer(releasegate.Web())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rel, r := release(t), embeddedRenderer(t)
 	in := &Input{Release: rel, Handoff: []byte("# Handoff\n")}
 	footer, err := r.Footer(in)
 	if err != nil || !bytes.HasPrefix(footer, []byte(`<footer class="site-footer">`)) {
@@ -212,19 +194,12 @@ func TestEveryPageCarriesTheFooter(t *testing.T) {
 // TestGroupedPartsRenderEachPageOnce lists several cases of one block of
 // a grouped site: their shared page is rendered once.
 func TestGroupedPartsRenderEachPageOnce(t *testing.T) {
-	rel, err := evaluator.EvaluateDir(sampleData, evaluator.Options{KeepOutputs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := NewRenderer(releasegate.Web())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rel, r := release(t), embeddedRenderer(t)
 	in := &Input{Release: rel, GroupAbove: 10}
 	ids := []string{"ER-001", "ER-002", "ER-003", "ER-007"}
 	parts := Parts{Drilldowns: map[string][]string{"candidate-v2": ids}, Histories: ids}
 	count := map[string]int{}
-	err = r.RenderParts(in, parts, func(p string, _ []byte) error { count[p]++; return nil })
+	err := r.RenderParts(in, parts, func(p string, _ []byte) error { count[p]++; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,10 +245,7 @@ func editCases(t *testing.T, dir string, edit func(name string, lines []string) 
 // checks by comparing two full builds that every page that changed is
 // among what RenderParts renders, as RenderAll renders it.
 func TestRenderPartsFollowsCasesThatMove(t *testing.T) {
-	r, err := NewRenderer(releasegate.Web())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := embeddedRenderer(t)
 	evaluate := func(dir string) *evaluator.Release {
 		t.Helper()
 		rel, err := evaluator.EvaluateDir(dir, evaluator.Options{KeepOutputs: true})
@@ -457,14 +429,7 @@ func TestRenderPartsFollowsCasesThatMove(t *testing.T) {
 // renders and the case pages it puts off make up the site RenderAll
 // renders, byte for byte, and that MakeLater finds the same case pages.
 func TestRenderAllLaterPutsOffTheCasePages(t *testing.T) {
-	rel, err := evaluator.EvaluateDir(sampleData, evaluator.Options{KeepOutputs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := NewRenderer(releasegate.Web())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rel, r := release(t), embeddedRenderer(t)
 	for _, groupAbove := range []int{0, 12} {
 		in := &Input{Release: rel, Handoff: []byte("# Handoff\n"), GroupAbove: groupAbove}
 		all := collect(t, func(e Emit) error { return r.RenderAll(in, e) })

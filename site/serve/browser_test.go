@@ -159,15 +159,21 @@ func (p *livePage) checkProblems() {
 	}
 }
 
+// serveToBrowser serves a copy of the sample, watching it, to a browser
+// tab; it skips in short mode.
+func serveToBrowser(t *testing.T) (*testServer, *livePage) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	return startServer(t, serverOptions{}), openLivePage(t)
+}
+
 // TestBrowserReloadsAndShowsTheOverlay drives a real browser: the injected
 // script must reload the page after a save, show the overlay after a bad
 // edit and clear it after the fix, without a console error on the way.
 func TestBrowserReloadsAndShowsTheOverlay(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
-	ts := startServer(t, serverOptions{})
-	p := openLivePage(t)
+	ts, p := serveToBrowser(t)
 	const overlay = `document.getElementById("releasegate-build-error")`
 
 	v3 := outputsPath(ts.data, "candidate-v3")
@@ -196,11 +202,7 @@ func TestBrowserReloadsAndShowsTheOverlay(t *testing.T) {
 // would, and checks what the page shows after each save: its link to the
 // next case, the new case's own page, and the address of the removed one.
 func TestBrowserFollowsACaseAddedAndRemoved(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
-	ts := startServer(t, serverOptions{})
-	p := openLivePage(t)
+	ts, p := serveToBrowser(t)
 	casesPath := filepath.Join(ts.data, load.CasesFile)
 	original, err := os.ReadFile(casesPath)
 	if err != nil {
@@ -244,11 +246,7 @@ func TestBrowserFollowsACaseAddedAndRemoved(t *testing.T) {
 // (put off by the rebuild) open with their content, and the drilldowns of
 // the snapshot before it link to it.
 func TestBrowserShowsASnapshotDroppedIn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
-	ts := startServer(t, serverOptions{})
-	p := openLivePage(t)
+	ts, p := serveToBrowser(t)
 	src, err := os.ReadFile(outputsPath(ts.data, "candidate-v3"))
 	if err != nil {
 		t.Fatal(err)
