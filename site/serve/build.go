@@ -59,8 +59,13 @@ type builder struct {
 	// completeLater makes the pages a rebuild put off in the background
 	// (see siteFiles.complete): a server does; in a test they are made
 	// when asked for. stopCompleting stops the goroutine doing it.
-	completeLater  bool
-	stopCompleting context.CancelFunc
+	completeLater bool
+	// stopCompleting stops the goroutine and waits for it; it reports
+	// whether every page was made.
+	stopCompleting func() (completed bool)
+	// fitOwed: a full build's memory limit is still to fit, once all its
+	// pages are made.
+	fitOwed bool
 }
 
 // outcome is what a successful build changed.
@@ -120,23 +125,29 @@ func (b *builder) build(ch changeSet) (*outcome, error) {
 }
 
 // complete makes the pages files put off in the background, then fits
-// the memory limit if fit is set.
+// the memory limit if fit is set, or a full build before left it owed.
 func (b *builder) complete(files *siteFiles, fit bool) {
+	fit = fit || b.fitOwed
+	b.fitOwed = false
 	if files == nil || !b.completeLater || files.pending() == 0 {
 		if fit {
 			go fitMemoryLimit()
 		}
 		return
 	}
+	// Owed until the goroutine has made every page (see stop).
+	b.fitOwed = fit
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	b.stopCompleting = func() {
+	var completed bool
+	b.stopCompleting = func() bool {
 		cancel()
 		<-done
+		return completed
 	}
 	go func() {
 		defer close(done)
-		if files.complete(ctx) && fit {
+		if completed = files.complete(ctx); completed && fit {
 			fitMemoryLimit()
 		}
 	}()
@@ -145,7 +156,9 @@ func (b *builder) complete(files *siteFiles, fit bool) {
 // stop stops making the pages put off in the background, and waits.
 func (b *builder) stop() {
 	if b.stopCompleting != nil {
-		b.stopCompleting()
+		if b.stopCompleting() {
+			b.fitOwed = false
+		}
 		b.stopCompleting = nil
 	}
 }
