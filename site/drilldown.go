@@ -270,20 +270,20 @@ func (v *view) caseSteps(s *evaluator.Snapshot, i int) CaseSteps {
 // stepsStart and stepsEnd enclose the case-steps part of a drilldown, as
 // templates/drilldown.html writes it; nothing a page shows of its inputs
 // can hold them, since every input is escaped.
-var (
-	stepsStart = []byte(`<nav class="case-steps" aria-label="Cases of `)
-	stepsEnd   = []byte(`</nav>`)
+const (
+	stepsStart = `<nav class="case-steps" aria-label="Cases of `
+	stepsEnd   = `</nav>`
 )
 
 // CaseStepsAt finds the case-steps part of a rendered drilldown, so that
 // a caller keeping pages may replace it with what Parts.Steps gives:
 // page[start:end] is that part. ok is false for any other page.
 func CaseStepsAt(page []byte) (start, end int, ok bool) {
-	start = bytes.Index(page, stepsStart)
+	start = bytes.Index(page, []byte(stepsStart))
 	if start < 0 {
 		return 0, 0, false
 	}
-	n := bytes.Index(page[start:], stepsEnd)
+	n := bytes.Index(page[start:], []byte(stepsEnd))
 	if n < 0 {
 		return 0, 0, false
 	}

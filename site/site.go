@@ -137,7 +137,7 @@ func (r *Renderer) MakeLater(in *Input, paths []string) ([]Later, error) {
 	for _, p := range paths {
 		want[p] = true
 	}
-	return laters(uniqueJobs(r.caseJobs(v)), want), nil
+	return laters(r.caseJobs(v), want), nil
 }
 
 // laters are the jobs whose path is wanted (all when want is nil).

@@ -58,7 +58,7 @@ type builder struct {
 	fitMemory bool
 	// completeLater makes the pages a rebuild put off in the background
 	// (see siteFiles.complete): a server does; in a test they are made
-	// when asked for. stopCompleting stops the goroutine doing it.
+	// when asked for.
 	completeLater bool
 	// stopCompleting stops the goroutine and waits for it; it reports
 	// whether every page was made.
@@ -180,7 +180,7 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	}
 	var (
 		reevaluated []string
-		redo        []int    // cases whose definition or citations changed
+		redo        []int    // positions of the cases judged again: added, or whose definition or citations changed
 		described   []string // snapshots kept but for their meta.json
 		// casesMoved: cases came, went or moved, and pages are matched
 		// with the last build's by case id.

@@ -111,8 +111,8 @@ func (s *siteFiles) stored(name string) (f storedFile, ok bool) {
 	}
 	f, err := s.make(l)
 	if err != nil {
-		// Every page of a kind renders alike: the same error will stop
-		// the next build, which reports it.
+		// Only a template can fail here (the inputs were judged when the
+		// page was put off): the request gets an error status.
 		return storedFile{}, false
 	}
 	s.keep(l.Path, f)
@@ -156,7 +156,7 @@ func (s *siteFiles) complete(ctx context.Context) bool {
 		// Made outside the lock, so that requests wait for none of it.
 		f, err := s.make(l)
 		if err != nil {
-			continue // left put off: a request reports nothing, the next build the error
+			continue // left put off: a request for it gets an error status
 		}
 		s.mu.Lock()
 		if _, still := s.later[l.Path]; still {
@@ -373,10 +373,7 @@ func (c *collector) keepOnly(paths []string) {
 func (c *collector) putOff(later []site.Later) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, l := range later {
-		c.site.later[l.Path] = l
-		c.site.order = append(c.site.order, l.Path)
-	}
+	c.site.putOff(later)
 	if len(later) > 0 {
 		// Whether they differ is known only once they are made.
 		c.changed = true
@@ -402,10 +399,16 @@ func (c *collector) replan(r renderer, in *site.Input) error {
 	if err != nil {
 		return err
 	}
-	c.site.later, c.site.order = make(map[string]site.Later, len(later)), make([]string, 0, len(later))
-	for _, l := range later {
-		c.site.later[l.Path] = l
-		c.site.order = append(c.site.order, l.Path)
-	}
+	c.site.later, c.site.order = make(map[string]site.Later, len(later)), nil
+	c.site.putOff(later)
 	return nil
+}
+
+// putOff adds pages to make later, after those put off already. The
+// caller holds s.mu, or has the site to itself.
+func (s *siteFiles) putOff(later []site.Later) {
+	for _, l := range later {
+		s.later[l.Path] = l
+		s.order = append(s.order, l.Path)
+	}
 }
