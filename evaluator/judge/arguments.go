@@ -139,6 +139,13 @@ func compare(path string, exp, act any, ms *[]Mismatch) {
 				compareObject(path, e.Value.(suite.Object), a, true, ms)
 				return
 			}
+		case suite.Unordered:
+			if a, ok := act.([]any); ok {
+				if reason := unorderedProblem(e.Options, a); reason != "" {
+					*ms = append(*ms, Mismatch{Path: path, Expected: exp, Actual: act, Reason: reason})
+				}
+				return
+			}
 		default:
 			// Which alternative of $any was meant cannot be known, so
 			// the whole value is the mismatch.
@@ -216,6 +223,9 @@ func matcherMatches(m *suite.Matcher, act any) bool {
 		a, ok := act.(suite.Object)
 		exp := m.Value.(suite.Object)
 		return ok && onlyListed(exp, a) && objectMatches(exp, a)
+	case suite.Unordered:
+		a, ok := act.([]any)
+		return ok && len(a) == len(m.Options) && unorderedPairs(m.Options, a) == len(a)
 	}
 	return false
 }

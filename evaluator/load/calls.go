@@ -8,14 +8,18 @@ import (
 )
 
 // An output's tool calls come in the wire formats of the agents' APIs
-// (CONTRACT §8.4). Both readers of output lines decode each call into an
+// and evaluation frameworks (docs/real-data.md, "Tool calls as agents
+// write them"). Both readers of output lines decode each call into an
 // Object and hand it to outputCall, the one place that knows the formats:
 //
 //	{"name": …, "arguments": …}                                  plain
 //	{"type": "function", "function": {"name": …, "arguments": …}} OpenAI Chat Completions
 //	{"type": "function_call", "name": …, "arguments": …}          OpenAI Responses
 //	{"type": "tool_use", "name": …, "input": …}                   Anthropic Messages
+//	{"function": "<name>", "arguments": …}                        Inspect AI
 //
+// Inspect's calls also carry "type": "function"; a string "function"
+// tells them from Chat Completions, whose "function" is an object.
 // Other members are ignored. Arguments are an object or a string holding
 // one; a string holding anything else is the agent's mistake, not bad
 // input, and the call is kept as Unreadable with the string as Raw.
@@ -57,9 +61,12 @@ func (c *callItem) set(name string, value func() any) bool {
 
 // outputCall reads one item of an output's tool_calls.
 func (d *jsonDecoder) outputCall(item *callItem) (suite.ToolCall, *callProblem) {
-	prefix, argsName := "", "arguments"
+	prefix, nameField, argsName := "", "name", "arguments"
 	name, hasName, args, hasArgs := item.name, item.hasName, item.args, item.hasArgs
+	fnName, inspect := item.function.(string)
 	switch {
+	case inspect && !item.hasName:
+		nameField, name, hasName = "function", fnName, true
 	case item.typ == "function" && item.hasFunction:
 		fn, ok := item.function.(suite.Object)
 		if !ok {
@@ -73,14 +80,14 @@ func (d *jsonDecoder) outputCall(item *callItem) (suite.ToolCall, *callProblem) 
 	}
 	var call suite.ToolCall
 	if !hasName {
-		return call, &callProblem{prefix + "name", "missing required field"}
+		return call, &callProblem{prefix + nameField, "missing required field"}
 	}
 	var ok bool
 	if call.Name, ok = name.(string); !ok {
-		return call, &callProblem{prefix + "name", "expected a string, got " + typeName(name)}
+		return call, &callProblem{prefix + nameField, "expected a string, got " + typeName(name)}
 	}
 	if call.Name == "" {
-		return call, &callProblem{prefix + "name", "must not be empty"}
+		return call, &callProblem{prefix + nameField, "must not be empty"}
 	}
 	if !hasArgs {
 		return call, &callProblem{prefix + argsName, "missing required field"}

@@ -214,6 +214,17 @@ func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, 
 	if err != nil {
 		return nil, &suite.InputError{File: file, Line: line, Msg: err.Error()}
 	}
+	// An id no data folder may use is worded here, before the schema
+	// (which may well refuse it too, with less to say on how to fix it).
+	if obj, ok := v.(suite.Object); ok {
+		if id, ok := obj.Get("case_id"); ok {
+			if id, ok := id.(string); ok {
+				if err := suite.ValidCaseID(id); err != nil {
+					return nil, &suite.InputError{File: file, Line: line, Field: "case_id", Msg: err.Error()}
+				}
+			}
+		}
+	}
 	if p.schema != nil {
 		if err := p.schema.Validate(v); err != nil {
 			field, msg := schemaProblem(err)
@@ -223,10 +234,7 @@ func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, 
 	r := &fieldReader{file: file, line: line}
 	obj := r.object(v, "")
 	c := &suite.Case{Line: line}
-	c.ID = r.str(r.field(obj, "", "case_id"), "case_id")
-	if r.err == nil && !suite.SafeID(c.ID) {
-		r.fail("case_id", "%q is not a safe id: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", c.ID)
-	}
+	c.ID = r.str(r.field(obj, "", "case_id"), "case_id") // checked above
 	c.Title = r.nonEmpty(r.field(obj, "", "title"), "title")
 	c.Severity = suite.Severity(r.str(r.field(obj, "", "severity"), "severity"))
 	if r.err == nil && !c.Severity.Valid() {
@@ -239,22 +247,29 @@ func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, 
 	}
 	exp := r.object(r.field(obj, "", "expected"), "expected")
 	e := &c.Expected
-	e.Decision = suite.Decision(r.str(r.field(exp, "expected", "decision"), "expected.decision"))
-	if r.err == nil && !p.decisions.Allows(e.Decision) {
-		if len(p.decisions) == 0 {
-			r.fail("expected.decision", "must not be empty")
-		} else {
-			r.fail("expected.decision", "unknown decision %q: use %s", e.Decision, p.decisions)
+	// A case without a decision is not judged on one; null is a
+	// mistyped decision, not an absent one.
+	if v, ok := exp.Get("decision"); ok && r.err == nil {
+		e.Decision = suite.Decision(r.str(v, "expected.decision"))
+		if r.err == nil && !p.decisions.Allows(e.Decision) {
+			if len(p.decisions) == 0 {
+				r.fail("expected.decision", "must not be empty: give a decision, or leave the member out if the case's decision is not judged")
+			} else {
+				r.fail("expected.decision", "unknown decision %q: use %s", e.Decision, p.decisions)
+			}
 		}
 	}
 	e.ToolCalls = r.expectedCalls(r.field(exp, "expected", "tool_calls"), "expected.tool_calls")
 	if v, ok := exp.Get("tool_match"); ok && r.err == nil {
 		e.ToolMatch = suite.ToolMatch(r.str(v, "expected.tool_match"))
 		if r.err == nil && !e.ToolMatch.Valid() {
-			r.fail("expected.tool_match", "unknown tool_match %q: use exact, any_order or subsequence", e.ToolMatch)
+			r.fail("expected.tool_match", "unknown tool_match %q: use exact, any_order, subsequence or contains", e.ToolMatch)
 		}
 	}
-	e.Citations = r.strs(r.field(exp, "expected", "citations"), "expected.citations")
+	e.Citations = []string{}
+	if v, ok := exp.Get("citations"); ok {
+		e.Citations = r.strs(v, "expected.citations")
+	}
 	for i, id := range e.Citations {
 		if r.err != nil {
 			break

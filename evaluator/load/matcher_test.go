@@ -52,7 +52,7 @@ func TestCasesReadToolMatch(t *testing.T) {
 	line := func(match string) string {
 		return `{"case_id":"ER-100","title":"t","severity":"major","input":{},"expected":{"decision":"reject","tool_calls":[{"name":"reject_expense","arguments":{"city":{"$any":["NYC",{"$text":"New York"}]}}}],` + match + `"citations":[],"forbidden_tools":[]}}`
 	}
-	for _, mode := range []suite.ToolMatch{suite.MatchExact, suite.MatchAnyOrder, suite.MatchSubsequence} {
+	for _, mode := range []suite.ToolMatch{suite.MatchExact, suite.MatchAnyOrder, suite.MatchSubsequence, suite.MatchContains} {
 		cases, err := Cases("cases.jsonl", strings.NewReader(line(`"tool_match":"`+string(mode)+`",`)), nil, s.Policy, false)
 		if err != nil {
 			t.Fatal(err)
@@ -71,7 +71,7 @@ func TestCasesReadToolMatch(t *testing.T) {
 		t.Fatalf("without tool_match: %v, %+v", err, cases)
 	}
 	for _, bad := range []struct{ member, want string }{
-		{`"tool_match":"unordered",`, `cases.jsonl:1: expected.tool_match: unknown tool_match "unordered": use exact, any_order or subsequence`},
+		{`"tool_match":"unordered",`, `cases.jsonl:1: expected.tool_match: unknown tool_match "unordered": use exact, any_order, subsequence or contains`},
 		{`"tool_match":1,`, `cases.jsonl:1: expected.tool_match: expected a string, got a number`},
 		{`"tool_match":null,`, `cases.jsonl:1: expected.tool_match: expected a string, got null`},
 	} {

@@ -66,6 +66,9 @@ func Outputs(file string, r io.Reader, s *suite.Suite, yield func(i int, o *suit
 		if !ok {
 			return "", &suite.InputError{File: file, Line: line, Field: "case_id", Msg: fmt.Sprintf("%q is not a case of the suite", out.CaseID)}
 		}
+		if exp := &s.Cases[i].Expected; out.Decision == "" && exp.JudgesDecision() {
+			return "", &suite.InputError{File: file, Line: line, Field: "decision", Msg: fmt.Sprintf("missing required field: case %q expects the decision %s, so its outputs must give theirs", out.CaseID, exp.Decision)}
+		}
 		if at := firstLine[t][i]; at != 0 {
 			if out.Trial != 0 {
 				return "", &suite.InputError{File: file, Line: line, Field: "trial", Msg: fmt.Sprintf("duplicate trial %d of case_id %q (first at line %d)", out.Trial, out.CaseID, at)}
@@ -81,11 +84,14 @@ func Outputs(file string, r io.Reader, s *suite.Suite, yield func(i int, o *suit
 }
 
 // parseOutput reads one output line and names its first problem. Fields
-// the contract does not name are skipped, so snapshots may carry their
-// own metadata.
+// the data format does not name are skipped, so snapshots may carry their
+// own metadata. An absent decision is left "" (whether the case needs
+// one is for the caller to say); absent citations are none.
 func parseOutput(d *jsonDecoder, file string, line int, text []byte, decisions suite.Vocabulary) (*suite.Output, error) {
 	if jsontext.Value(text).IsValid() {
-		if o, ok := d.quickOutput(text, line); ok && decisions.Allows(o.Decision) {
+		// The fast path gives up on an empty decision, so "" here means
+		// none was given.
+		if o, ok := d.quickOutput(text, line); ok && (o.Decision == "" || decisions.Allows(o.Decision)) {
 			return o, nil
 		}
 	}
@@ -135,21 +141,28 @@ func parseOutputTokens(d *jsonDecoder, file string, line int, text []byte, decis
 		return nil, &suite.InputError{File: file, Line: line, Msg: err.Error()}
 	}
 	for i, name := range outputFields {
-		if seen&(1<<i) == 0 {
+		if seen&(1<<i) == 0 && requiredOutputFields&(1<<i) != 0 {
 			r.fail(name, "missing required field")
 		}
 	}
 	if r.err != nil {
 		return nil, r.err
 	}
+	if seen&citationsBit == 0 {
+		o.Citations = []string{}
+	}
 	return o, nil
 }
 
-// outputFields are the members every output line must have.
+// outputFields are the members of an output line the judge reads.
 var outputFields = [...]string{"case_id", "decision", "tool_calls", "citations", "latency_ms", "cost_usd"}
 
-// allOutputFields has the outputBit of every output field.
-const allOutputFields = 1<<len(outputFields) - 1
+// The outputBit of the optional fields, and of those every line must have.
+const (
+	decisionBit          = 1 << 1
+	citationsBit         = 1 << 3
+	requiredOutputFields = (1<<len(outputFields) - 1) &^ decisionBit &^ citationsBit
+)
 
 // outputBit is bit i for outputFields[i], and 0 for any other name.
 func outputBit(name []byte) uint8 {

@@ -227,7 +227,8 @@ func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
 		case "decision":
 			var dec string
 			dec, ok = str(true)
-			o.Decision = suite.Decision(dec)
+			// An empty decision is refused; the token decoder words it.
+			o.Decision, ok = suite.Decision(dec), ok && dec != ""
 		case "tool_calls":
 			o.ToolCalls, ok = s.toolCalls()
 		case "citations":
@@ -256,8 +257,11 @@ func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
 		}
 		return ok
 	})
-	if !ok || seen != allOutputFields {
+	if !ok || seen&requiredOutputFields != requiredOutputFields {
 		return nil, false
+	}
+	if seen&citationsBit == 0 {
+		o.Citations = []string{}
 	}
 	return o, true
 }

@@ -11,8 +11,9 @@ import (
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
-// Tests of CONTRACT §8 on the load side. Each quotes the sentence it
-// checks.
+// Tests of the real-agent extensions of the data format on the load
+// side (README.md, "Real agents", and docs/real-data.md). Each names the
+// section whose rule it checks.
 
 // readOutputs reads a snapshot given as text against the sample suite.
 func readOutputs(t *testing.T, s *suite.Suite, in string) ([]*suite.Output, error) {
@@ -25,10 +26,10 @@ func readOutputs(t *testing.T, s *suite.Suite, in string) ([]*suite.Output, erro
 	return outs, err
 }
 
-// §8.4: "An item of an output's tool_calls may be written as any of" the
-// four shapes; "Other members (id, call_id, …) are ignored. Arguments may
-// be an object or a string holding a JSON object"; "A string that is not
-// a JSON object is not bad input".
+// README.md, "Tool calls in any wire format": each item of an output's
+// tool_calls may use any of the wire shapes, members other than those
+// read are ignored, arguments are an object or a string holding one, and
+// a string holding anything else is the agent's mistake, not bad input.
 func TestWireFormatsInOneSnapshot(t *testing.T) {
 	s := sampleSuite(t)
 	line := func(id, calls string) string {
@@ -82,7 +83,8 @@ func TestWireFormatsInOneSnapshot(t *testing.T) {
 	}
 }
 
-// §8.5: "latency_ms and cost_usd may be null (not measured)."
+// README.md, "Unmeasured latency and cost; gates that are off": a null
+// latency_ms or cost_usd was not measured.
 func TestNullMeasurements(t *testing.T) {
 	s := sampleSuite(t)
 	in := strings.Replace(strings.Replace(outputLine, `"latency_ms":410`, `"latency_ms":null`, 1), `"cost_usd":0.009`, `"cost_usd":null`, 1)
@@ -96,9 +98,9 @@ func TestNullMeasurements(t *testing.T) {
 	}
 }
 
-// §8.6: "An output line may carry "trial": n (a positive integer). A
-// snapshot file either gives every line a trial or none." and
-// "(case_id, trial) pairs are unique".
+// README.md, "Repeated trials": a line's trial is a positive whole
+// number, a snapshot gives every line a trial or none, and each case has
+// each trial once.
 func TestTrials(t *testing.T) {
 	s := sampleSuite(t)
 	withTrial := func(id, trial string) string {
@@ -135,14 +137,16 @@ func TestTrials(t *testing.T) {
 	}
 }
 
-// Every §8 bad input of an output line names file, line and field.
+// Every bad input of an output line these extensions bring names file, line and field.
 func TestOutputsBadInputOfRealAgents(t *testing.T) {
 	s := sampleSuite(t)
 	call := func(item string) string {
 		return `{"case_id":"ER-001","decision":"approve","tool_calls":[{"name":"ok","arguments":{}},` + item + `],"citations":[],"latency_ms":1,"cost_usd":1}`
 	}
 	tests := []struct{ name, in, want string }{
-		{"chat function not an object", call(`{"type":"function","function":"f"}`), "out.jsonl:1: tool_calls[1].function: expected an object, got a string"},
+		{"chat function not an object", call(`{"type":"function","function":3}`), "out.jsonl:1: tool_calls[1].function: expected an object, got a number"},
+		{"inspect call without arguments", call(`{"type":"function","function":"f"}`), "out.jsonl:1: tool_calls[1].arguments: missing required field"},
+		{"inspect call with an empty name", call(`{"id":"c","function":"","arguments":{}}`), "out.jsonl:1: tool_calls[1].function: must not be empty"},
 		{"chat without a name", call(`{"type":"function","function":{"arguments":"{}"}}`), "out.jsonl:1: tool_calls[1].function.name: missing required field"},
 		{"chat without arguments", call(`{"type":"function","function":{"name":"f"}}`), "out.jsonl:1: tool_calls[1].function.arguments: missing required field"},
 		{"responses with an empty name", call(`{"type":"function_call","name":"","arguments":"{}"}`), "out.jsonl:1: tool_calls[1].name: must not be empty"},
@@ -165,9 +169,9 @@ func TestOutputsBadInputOfRealAgents(t *testing.T) {
 	}
 }
 
-// §8.1: "The decisions are the enum that case.schema.json gives
-// expected.decision (following $ref)." and "When the schema gives no such
-// enum, any non-empty string is a decision."
+// README.md, "Decisions come from the schema": the decisions are the enum
+// case.schema.json gives expected.decision, through $ref; without one,
+// any non-empty string is a decision.
 func TestDecisionVocabulary(t *testing.T) {
 	tests := []struct {
 		name, schema string
@@ -199,7 +203,7 @@ func TestDecisionVocabulary(t *testing.T) {
 		t.Fatalf("free decision refused: %v", err)
 	}
 	_, err = Cases("cases.jsonl", strings.NewReader(strings.Replace(c, "rebook_flight", "", 1)), open, nil, false)
-	if err == nil || err.Error() != "cases.jsonl:1: expected.decision: must not be empty" {
+	if err == nil || err.Error() != "cases.jsonl:1: expected.decision: must not be empty: give a decision, or leave the member out if the case's decision is not judged" {
 		t.Fatalf("empty decision: %v", err)
 	}
 	s := suite.NewSuite(nil, cases, suite.Gate{})
@@ -219,8 +223,8 @@ func decisionStrings(v []suite.Decision) []string {
 	return out
 }
 
-// §8.1: "how many calls a decision needs is the schema's business (the
-// sample's schema keeps its one-call / no-call rule with if/then)".
+// README.md, "Decisions come from the schema": the schema says how many
+// calls a decision needs (the sample's does, with if/then).
 func TestSampleSchemaKeepsTheCallCount(t *testing.T) {
 	s := sampleSuite(t)
 	schema := sampleSchema(t)
@@ -238,9 +242,9 @@ func TestSampleSchemaKeepsTheCallCount(t *testing.T) {
 	}
 }
 
-// §8.5: "A threshold in gate.json may be null: that gate is off"; §8.6:
-// "min_trial_pass_rate (an optional key of gate.json, a fraction,
-// default 1".
+// README.md, "Unmeasured latency and cost; gates that are off": a null
+// threshold turns its gate off; "Repeated trials": min_trial_pass_rate is
+// optional, a fraction, 1 when absent.
 func TestGateNullsAndTrialPassRate(t *testing.T) {
 	g, err := Gate("gate.json", []byte(`{"min_pass_rate": null, "max_critical_failures": 0, "max_p95_latency_ms": null, "max_avg_cost_usd": 0.025}`))
 	if err != nil {
@@ -277,8 +281,8 @@ func TestGateNullsAndTrialPassRate(t *testing.T) {
 	}
 }
 
-// §8.7: "every member optional, unknown members bad input, recorded_at in
-// RFC 3339".
+// README.md, "Provenance and order": every member of meta.json is
+// optional, an unknown one is bad input, recorded_at is RFC 3339.
 func TestMeta(t *testing.T) {
 	m, err := Meta("a.meta.json", []byte(`{"recorded_at": "2026-11-12T09:30:00+01:00", "model": "m", "commit": "abc", "description": "d"}`))
 	if err != nil || *m != (suite.Meta{RecordedAt: "2026-11-12T09:30:00+01:00", Model: "m", Commit: "abc", Description: "d"}) {
@@ -308,9 +312,9 @@ func TestMeta(t *testing.T) {
 	}
 }
 
-// §8.7: "When every snapshot has recorded_at, snapshots are ordered by it
-// (ties by label); otherwise by label with digit runs compared as
-// numbers."
+// README.md, "Provenance and order": snapshots run in recorded_at order
+// when all have one (ties by label), else by label with digit runs
+// compared as numbers.
 func TestSnapshotOrder(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -370,8 +374,8 @@ func TestSnapshotOrder(t *testing.T) {
 	}
 }
 
-// §8.8: "POLICY.md is optional: without it there are no rules, a case
-// that expects a citation is bad input".
+// README.md, "Optional documents": without POLICY.md there are no rules,
+// and a case that expects a citation is bad input.
 func TestWithoutPolicy(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{SchemaFile, GateFile} {

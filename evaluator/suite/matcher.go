@@ -20,6 +20,7 @@ const (
 	Text                               // {"$text": "s"}
 	ExactObject                        // {"$exact": {…}}
 	Literal                            // {"$literal": v}
+	Unordered                          // {"$unordered": [v1, v2, …]}
 )
 
 // Name is the member name that writes the matcher, "$any" for AnyOf.
@@ -35,6 +36,8 @@ func (k MatcherKind) Name() string {
 		return "$exact"
 	case Literal:
 		return "$literal"
+	case Unordered:
+		return "$unordered"
 	}
 	return ""
 }
@@ -46,7 +49,9 @@ func (k MatcherKind) Name() string {
 //   - Text: Text as written and Folded, Text without the characters
 //     the comparison ignores (see FoldText);
 //   - ExactObject: Value, a compiled Object;
-//   - Literal: Value as decoded, with no matcher recognised inside it.
+//   - Literal: Value as decoded, with no matcher recognised inside it;
+//   - Unordered: Options, the items an array must hold in some order,
+//     each a compiled value that may itself hold matchers.
 type Matcher struct {
 	Kind    MatcherKind
 	Options []any
@@ -188,8 +193,22 @@ func compileMatcher(name string, v any, path string, member bool) (any, error) {
 		return &Matcher{Kind: ExactObject, Value: c}, nil
 	case "$literal":
 		return &Matcher{Kind: Literal, Value: v}, nil
+	case "$unordered":
+		items, ok := v.([]any)
+		if !ok {
+			return fail("$unordered needs an array of the items expected in any order (an empty array matches only []), got %s", shapeOf(v))
+		}
+		m := &Matcher{Kind: Unordered, Options: make([]any, len(items))}
+		for i, e := range items {
+			c, err := compile(e, inner+"["+strconv.Itoa(i)+"]", false)
+			if err != nil {
+				return nil, err
+			}
+			m.Options[i] = c
+		}
+		return m, nil
 	}
-	return fail("unknown matcher %q: use $any, $optional, $text, $exact or $literal (to expect an object with this one member, write it in $literal)", name)
+	return fail("unknown matcher %q: use $any, $optional, $text, $exact, $literal or $unordered (to expect an object with this one member, write it in $literal)", name)
 }
 
 // shapeOf names the JSON type of a decoded value for messages.
@@ -255,7 +274,7 @@ func KeySegment(k string) string {
 func (m *Matcher) MarshalJSON() ([]byte, error) {
 	var v any
 	switch m.Kind {
-	case AnyOf:
+	case AnyOf, Unordered:
 		v = m.Options
 	case Text:
 		v = m.Text
@@ -289,6 +308,12 @@ func (m *Matcher) Describe() string {
 		return "exactly these members " + DescribeValue(m.Value)
 	case Literal:
 		return "literally " + CompactJSON(m.Value)
+	case Unordered:
+		parts := make([]string, len(m.Options))
+		for i, o := range m.Options {
+			parts[i] = DescribeValue(o)
+		}
+		return "in any order [" + strings.Join(parts, ", ") + "]"
 	}
 	return "?"
 }

@@ -4,10 +4,7 @@
 // from a data folder and checks them.
 package suite
 
-import (
-	"encoding/json"
-	"regexp"
-)
+import "encoding/json"
 
 // Severity ranks how much a failing case matters.
 type Severity string
@@ -36,13 +33,6 @@ func (s Severity) Valid() bool {
 // suite knows are its Vocabulary, read from its case schema.
 type Decision string
 
-// safeID is the grammar of case ids and snapshot labels, which become file
-// names on the site.
-var safeID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
-// SafeID reports whether s may be used as a case id or a snapshot label.
-func SafeID(s string) bool { return safeID.MatchString(s) }
-
 // ToolMatch says how an output's calls must relate to the expected ones.
 type ToolMatch string
 
@@ -54,12 +44,22 @@ const (
 	MatchAnyOrder ToolMatch = "any_order"
 	// MatchSubsequence: the expected calls, in order, among any others.
 	MatchSubsequence ToolMatch = "subsequence"
+	// MatchContains: the expected calls, in any order, among any others.
+	MatchContains ToolMatch = "contains"
 )
 
-// Valid reports whether m is one of the three modes.
+// Valid reports whether m is one of the four modes.
 func (m ToolMatch) Valid() bool {
-	return m == MatchExact || m == MatchAnyOrder || m == MatchSubsequence
+	return m == MatchExact || m == MatchAnyOrder || m == MatchSubsequence || m == MatchContains
 }
+
+// AllowsOthers reports whether the output may make calls that pair with
+// no expected call.
+func (m ToolMatch) AllowsOthers() bool { return m == MatchSubsequence || m == MatchContains }
+
+// Ordered reports whether the output's calls must keep the expected
+// calls' order.
+func (m ToolMatch) Ordered() bool { return m == MatchExact || m == MatchSubsequence }
 
 // ExpectedCall is one call a case expects. Arguments is what
 // CompileArguments returned: an Object whose members may hold *Matcher
@@ -84,6 +84,8 @@ type ToolCall struct {
 
 // Expected is what a case requires of the agent.
 type Expected struct {
+	// Decision is "" when the case gives none: its decision is then not
+	// judged.
 	Decision  Decision       `json:"decision"`
 	ToolCalls []ExpectedCall `json:"tool_calls"`
 	// ToolMatch is how the output's calls must relate to ToolCalls; ""
@@ -92,6 +94,10 @@ type Expected struct {
 	Citations      []string  `json:"citations"`
 	ForbiddenTools []string  `json:"forbidden_tools"`
 }
+
+// JudgesDecision reports whether the case expects a decision, which the
+// output's must then equal.
+func (e *Expected) JudgesDecision() bool { return e.Decision != "" }
 
 // Mode returns ToolMatch with the default made explicit.
 func (e *Expected) Mode() ToolMatch {
@@ -124,7 +130,8 @@ type Case struct {
 
 // Output is the agent's recorded answer to one case in one snapshot.
 type Output struct {
-	CaseID    string     `json:"case_id"`
+	CaseID string `json:"case_id"`
+	// Decision is "" when the line gives none.
 	Decision  Decision   `json:"decision"`
 	ToolCalls []ToolCall `json:"tool_calls"`
 	Citations []string   `json:"citations"`
