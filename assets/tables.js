@@ -17,19 +17,22 @@
 
   // Where the result of case i in a snapshot and the case's history
   // live: pages of their own, or, when data/cases.js says so, grouped
-  // pages of consecutive cases with an anchor per case.
+  // pages of consecutive cases with an anchor per case. A case's page
+  // and anchor are named as data/cases.js gives them ("pages"), or by its
+  // id when it gives none: they are never worked out here.
   function groupPage(i, per) {
     var n = String(Math.floor(i / per) + 1);
     while (n.length < 4) n = "0" + n;
     return "p" + n + ".html";
   }
+  function pageOf(cases, i) { return cases.pages ? cases.pages[i] : cases.ids[i]; }
   function resultHref(root, cases, label, i) {
-    var id = cases.ids[i], per = cases.resultsPerPage;
-    return root + "snapshots/" + label + "/" + (per ? groupPage(i, per) + "#" + id : id + ".html");
+    var name = pageOf(cases, i), per = cases.resultsPerPage;
+    return root + "snapshots/" + label + "/" + (per ? groupPage(i, per) + "#" + name : name + ".html");
   }
   function historyHref(root, cases, i) {
-    var id = cases.ids[i], per = cases.historiesPerPage;
-    return root + "cases/" + (per ? groupPage(i, per) + "#" + id : id + ".html");
+    var name = pageOf(cases, i), per = cases.historiesPerPage;
+    return root + "cases/" + (per ? groupPage(i, per) + "#" + name : name + ".html");
   }
 
   // ---- The view in the URL ----

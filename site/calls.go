@@ -12,7 +12,7 @@ import (
 // CallPairs sets an output's tool calls beside the expected ones, paired
 // as the judge paired them under the case's tool_match.
 type CallPairs struct {
-	Mode     string // "exact", "any_order", "subsequence"
+	Mode     string // "exact", "any_order", "subsequence", "contains"
 	ModeText string // what the mode asks, in words
 	Pairs    []CallPair
 	// Unpaired are the output's calls that no expected call was paired
@@ -42,6 +42,7 @@ var modeText = map[suite.ToolMatch]string{
 	suite.MatchExact:       "exactly these calls, in this order",
 	suite.MatchAnyOrder:    "exactly these calls, in any order",
 	suite.MatchSubsequence: "these calls in this order; other calls may come before, between and after",
+	suite.MatchContains:    "these calls in any order; other calls may come before, between and after",
 }
 
 // The badges of a call pair.
@@ -56,7 +57,7 @@ var (
 func callPairs(exp *suite.Expected, out *suite.Output) CallPairs {
 	mode := exp.Mode()
 	cp := CallPairs{Mode: string(mode), ModeText: modeText[mode], NoneExpected: len(exp.ToolCalls) == 0, HasOutput: out != nil}
-	if len(exp.ToolCalls) == 0 && mode != suite.MatchSubsequence {
+	if len(exp.ToolCalls) == 0 && !mode.AllowsOthers() {
 		cp.ModeText = "no call at all"
 	}
 	expectedView := func(i int) CallView {
@@ -107,8 +108,8 @@ func callPairs(exp *suite.Expected, out *suite.Output) CallPairs {
 	}
 	switch {
 	case len(cp.Unpaired) == 0:
-	case mode == suite.MatchSubsequence:
-		cp.UnpairedNote = "Calls paired with no expected call; subsequence allows them."
+	case mode.AllowsOthers():
+		cp.UnpairedNote = "Calls paired with no expected call; " + string(mode) + " allows them."
 	default:
 		cp.UnpairedNote = "Calls paired with no expected call; " + string(mode) + " allows none."
 	}

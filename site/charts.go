@@ -84,6 +84,9 @@ type barSpec struct {
 	Values     []float64
 	Over       []bool   // bars drawn in the warning colour
 	Links      []string // the page each bar opens, relative to the page; optional
+	// LinkKeys, when set, are what tells one bar's link from another's
+	// (a case's page name); Categories otherwise.
+	LinkKeys []string
 	// LinkPages, when above 0, says that Links lead to grouped result
 	// pages of that many bars each, so the chart may carry them compactly.
 	LinkPages int
@@ -116,6 +119,9 @@ func renderBar(spec barSpec) (Chart, error) {
 	}
 	if spec.Links != nil && len(spec.Links) != len(spec.Categories) {
 		return Chart{}, fmt.Errorf("site: chart %s has %d links for %d categories", spec.ID, len(spec.Links), len(spec.Categories))
+	}
+	if spec.LinkKeys != nil && len(spec.LinkKeys) != len(spec.Categories) {
+		return Chart{}, fmt.Errorf("site: chart %s has %d link keys for %d categories", spec.ID, len(spec.LinkKeys), len(spec.Categories))
 	}
 	height := spec.Height
 	if height <= 0 {
@@ -174,10 +180,14 @@ func renderBar(spec barSpec) (Chart, error) {
 		// the line out: a tenth above the highest, rounded.
 		cd.Floor = niceCeil(floor * 1.1)
 	}
-	cd.Links, cd.LinkPrefix, cd.LinkSuffix, cd.Keys = compactLinks(spec.Links, spec.Categories)
+	keys := spec.LinkKeys
+	if keys == nil {
+		keys = spec.Categories
+	}
+	cd.Links, cd.LinkPrefix, cd.LinkSuffix, cd.Keys = compactLinks(spec.Links, keys)
 	if cd.Links != nil && spec.LinkPages > 0 {
-		if prefix, ok := groupedLinks(spec.Links, spec.Categories, spec.LinkPages); ok {
-			cd.Links, cd.LinkPrefix, cd.LinkPages, cd.Keys = nil, prefix, spec.LinkPages, spec.Categories
+		if prefix, ok := groupedLinks(spec.Links, keys, spec.LinkPages); ok {
+			cd.Links, cd.LinkPrefix, cd.LinkPages, cd.Keys = nil, prefix, spec.LinkPages, keys
 		}
 	}
 	block, err := dataBlock(spec.ID+"-data", cd)

@@ -38,10 +38,13 @@ func dataScript(key string, value any) ([]byte, error) {
 }
 
 // casesData is data/cases.js: the suite's case ids, titles and
-// severities.
+// severities, and where each case's pages are.
 type casesData struct {
 	IDs    []string `json:"ids"`
 	Titles []string `json:"titles"`
+	// Pages name each case's pages and anchors (pagename.Stems); absent
+	// when every case's is its id, which keeps the file as it was.
+	Pages []string `json:"pages,omitempty"`
 	// Severity holds one digit per case: 0 critical, 1 major, 2 minor.
 	Severity string `json:"severity"`
 	// ResultsPerPage and HistoriesPerPage say how many cases share a
@@ -59,6 +62,9 @@ func (v *view) casesData() ([]byte, error) {
 		sev.WriteByte(byte('0' + severityRank(c.Severity)))
 	}
 	d.Severity = sev.String()
+	if !slices.Equal(v.paths.stems, d.IDs) {
+		d.Pages = v.paths.stems
+	}
 	d.ResultsPerPage, d.HistoriesPerPage = v.paths.perPage, v.paths.historyPerPage
 	return dataScript("cases", d)
 }

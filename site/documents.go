@@ -40,7 +40,7 @@ func (v *view) citations() map[string][]CaseLink {
 	by := map[string][]CaseLink{}
 	for i, c := range v.in.Release.Suite.Cases {
 		for _, id := range dedupe(c.Expected.Citations) {
-			by[id] = append(by[id], CaseLink{ID: c.ID, Href: v.paths.history(i, c.ID)})
+			by[id] = append(by[id], CaseLink{ID: c.ID, Href: v.paths.history(i)})
 		}
 	}
 	return by
@@ -80,7 +80,7 @@ func (v *view) idLinker(path string) idLinker {
 	}
 	return idLinker{cases: cases, rules: v.in.Release.Suite.Policy, root: rootFor(path), history: func(id string) string {
 		i, _ := v.in.Release.Suite.CaseIndex(id)
-		return v.paths.history(i, id)
+		return v.paths.history(i)
 	}}
 }
 

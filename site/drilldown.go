@@ -21,6 +21,9 @@ type DrilldownPage struct {
 	SnapshotHref string
 	HistoryHref  string
 	ID           string
+	// Anchor is the result's id on a page that shows several results
+	// (see resultPaths.stem).
+	Anchor string
 	// CaseTitle is the case's title; the page's own title, in its Layout,
 	// names the case and the snapshot.
 	CaseTitle string
@@ -63,8 +66,11 @@ type OutputView struct {
 	Failures  []judge.Failure
 	HasOutput bool
 
+	// DecisionJudged is false for a case that expects no decision: the
+	// page then shows a dash for it, and "not judged".
+	DecisionJudged   bool
 	ExpectedDecision string
-	ActualDecision   string
+	ActualDecision   string // "" when the output gives none
 	DecisionVerdict  Badge
 
 	Calls CallPairs
@@ -136,7 +142,7 @@ func citationRow(id string, p *suite.Policy, policy string) CitationRow {
 // drilldown is the page of one result of its own.
 func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 	c := v.in.Release.Suite.Cases[i]
-	path := drilldownPath(s.Label(), c.ID)
+	path := drilldownPath(s.Label(), v.paths.stem(i))
 	p := v.resultDetail(s, i, path)
 	p.Layout = v.info.layout(path, c.ID+" in "+s.Label())
 	return p
@@ -149,12 +155,13 @@ func (v *view) resultDetail(s *evaluator.Snapshot, i int, path string) *Drilldow
 	res := s.Result.Cases[i]
 	label := s.Label()
 	root := rootFor(path)
-	prefix := v.paths.idPrefix(c.ID)
+	prefix := v.paths.idPrefix(i)
 	p := &DrilldownPage{
 		Label:        label,
 		SnapshotHref: root + snapshotPath(label),
-		HistoryHref:  root + v.paths.history(i, c.ID),
+		HistoryHref:  root + v.paths.history(i),
 		ID:           c.ID,
+		Anchor:       v.paths.stem(i),
 		CaseTitle:    c.Title,
 		Severity:     string(c.Severity),
 		Verdict:      verdictBadge(res.Passed),
@@ -171,10 +178,10 @@ func (v *view) resultDetail(s *evaluator.Snapshot, i int, path string) *Drilldow
 	labels := v.info.Labels
 	if k := slices.Index(labels, label); k >= 0 {
 		if k > 0 {
-			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + v.paths.result(labels[k-1], i, c.ID), Text: labels[k-1] + " (previous)"})
+			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + v.paths.result(labels[k-1], i), Text: labels[k-1] + " (previous)"})
 		}
 		if k+1 < len(labels) {
-			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + v.paths.result(labels[k+1], i, c.ID), Text: labels[k+1] + " (next)"})
+			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + v.paths.result(labels[k+1], i), Text: labels[k+1] + " (next)"})
 		}
 	}
 	p.OutputView = v.outputView(c, s.Outputs[i], res.Failures, root)
@@ -206,7 +213,7 @@ func (v *view) outputView(c *suite.Case, out *suite.Output, failures []judge.Fai
 	exp := &c.Expected
 	policyRules := v.in.Release.Suite.Policy
 	o := OutputView{CaseID: c.ID, Failures: failures, HasOutput: out != nil, ExpectedDecision: string(exp.Decision),
-		Calls: callPairs(exp, out), CitationsJudged: policyRules != nil}
+		DecisionJudged: exp.JudgesDecision(), Calls: callPairs(exp, out), CitationsJudged: policyRules != nil}
 	var called, cited []string
 	if out != nil {
 		o.ActualDecision = string(out.Decision)
@@ -263,7 +270,7 @@ type CaseSteps struct {
 // caseSteps is the steps part of case i's drilldown in s.
 func (v *view) caseSteps(s *evaluator.Snapshot, i int) CaseSteps {
 	st := CaseSteps{Label: s.Label()}
-	st.Prev, st.Next, st.NextFailing = v.caseNeighbours(s, i, rootFor(drilldownPath(s.Label(), v.in.Release.Suite.Cases[i].ID)))
+	st.Prev, st.Next, st.NextFailing = v.caseNeighbours(s, i, rootFor(drilldownPath(s.Label(), v.paths.stem(i))))
 	return st
 }
 
@@ -295,7 +302,7 @@ func CaseStepsAt(page []byte) (start, end int, ok bool) {
 func (v *view) caseNeighbours(s *evaluator.Snapshot, i int, root string) (prev, next, nextFailing *NavLink) {
 	cases := v.in.Release.Suite.Cases
 	link := func(j int) *NavLink {
-		return &NavLink{Href: root + v.paths.result(s.Label(), j, cases[j].ID), Text: cases[j].ID}
+		return &NavLink{Href: root + v.paths.result(s.Label(), j), Text: cases[j].ID}
 	}
 	if i > 0 {
 		prev = link(i - 1)
@@ -365,7 +372,9 @@ func rawOutput(o *suite.Output) string {
 		}
 	}
 	member("case_id", o.CaseID)
-	member("decision", o.Decision)
+	if o.Decision != "" {
+		member("decision", o.Decision)
+	}
 	member("tool_calls", o.ToolCalls)
 	member("citations", o.Citations)
 	member("latency_ms", o.LatencyMS)

@@ -40,6 +40,26 @@ var (
 	notGatedBadge  = newBadge("not gated", "off", "–")
 )
 
+// notJudged stands for a decision that a case does not judge, or that an
+// output does not give.
+const notJudged = "—"
+
+// expectedDecision is the decision a case expects, or notJudged.
+func expectedDecision(e *suite.Expected) string {
+	if !e.JudgesDecision() {
+		return notJudged
+	}
+	return string(e.Decision)
+}
+
+// outputDecision is the decision an output gives, or notJudged.
+func outputDecision(o *suite.Output) string {
+	if o.Decision == "" {
+		return notJudged
+	}
+	return string(o.Decision)
+}
+
 func decisionBadge(d decide.Decision) Badge {
 	switch d {
 	case decide.Pass:

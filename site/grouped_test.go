@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -27,11 +28,16 @@ func TestResultPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newResultPaths(tt.cases, tt.snaps, tt.above)
-			if got := p.result("L", 250, "C"); got != tt.result {
+			ids := make([]string, max(tt.cases, 251)) // case 250 is asked for
+			for i := range ids {
+				ids[i] = "case-" + strconv.Itoa(i)
+			}
+			ids[250] = "C"
+			p := newResultPaths(ids, tt.snaps, tt.above)
+			if got := p.result("L", 250); got != tt.result {
 				t.Errorf("result = %q, want %q", got, tt.result)
 			}
-			if got := p.history(250, "C"); got != tt.history {
+			if got := p.history(250); got != tt.history {
 				t.Errorf("history = %q, want %q", got, tt.history)
 			}
 			if got := p.resultGroups(tt.cases); got != tt.resultPages {
@@ -40,8 +46,8 @@ func TestResultPaths(t *testing.T) {
 			if got := p.historyGroups(tt.cases); got != tt.historyPages {
 				t.Errorf("history pages = %d, want %d", got, tt.historyPages)
 			}
-			if page, anchor, _ := strings.Cut(p.result("L", 250, "C"), "#"); page != p.resultPage("L", 250, "C") || (anchor != "") != p.grouped() {
-				t.Errorf("result %q does not sit on resultPage %q", p.result("L", 250, "C"), p.resultPage("L", 250, "C"))
+			if page, anchor, _ := strings.Cut(p.result("L", 250), "#"); page != p.resultPage("L", 250) || (anchor != "") != p.grouped() {
+				t.Errorf("result %q does not sit on resultPage %q", p.result("L", 250), p.resultPage("L", 250))
 			}
 		})
 	}

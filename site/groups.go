@@ -45,6 +45,7 @@ type ResultPart struct {
 // PassingRow is a passing result in brief.
 type PassingRow struct {
 	ID          string
+	Anchor      string // the row's id on the page (see resultPaths.stem)
 	Title       string
 	Severity    string
 	Decision    string
@@ -114,13 +115,13 @@ func (v *view) resultGroup(s *evaluator.Snapshot, g int) *ResultGroupPage {
 // root is root.
 func (v *view) passingRow(s *evaluator.Snapshot, i int, root string) PassingRow {
 	c := v.in.Release.Suite.Cases[i]
-	row := PassingRow{ID: c.ID, Title: c.Title, Severity: string(c.Severity), HistoryHref: root + v.paths.history(i, c.ID),
+	row := PassingRow{ID: c.ID, Anchor: v.paths.stem(i), Title: c.Title, Severity: string(c.Severity), HistoryHref: root + v.paths.history(i),
 		Decision: "no output", Latency: "no output", Cost: "no output"}
 	if o := s.Outputs[i]; o != nil {
-		row.Decision, row.Latency, row.Cost = string(o.Decision), measuredMS(o.LatencyMS), measuredUSD(o.CostUSD)
+		row.Decision, row.Latency, row.Cost = outputDecision(o), measuredMS(o.LatencyMS), measuredUSD(o.CostUSD)
 	}
 	if s.Trials() > 0 {
-		row.Strip = trialStrip(&s.Result.Cases[i], s.Trials(), v.paths.trialLinks(root, s.Label(), i, c.ID))
+		row.Strip = trialStrip(&s.Result.Cases[i], s.Trials(), v.paths.trialLinks(root, s.Label(), i))
 		row.Decision = trialDecisions(s, i)
 		lat, cost := trialMeasures(s, i)
 		row.Latency, _, _ = measureText(lat, ms)
@@ -164,6 +165,7 @@ type HistoryGroupPage struct {
 // HistoryGroupRow is one case across every snapshot.
 type HistoryGroupRow struct {
 	ID       string
+	Anchor   string // the row's id on the page (see resultPaths.stem)
 	Title    string
 	Severity string
 	Cells    []HistoryCell
@@ -192,10 +194,10 @@ func (v *view) historyGroup(g int) *HistoryGroupPage {
 	}
 	for i := first; i <= last; i++ {
 		c := rel.Suite.Cases[i]
-		row := HistoryGroupRow{ID: c.ID, Title: c.Title, Severity: string(c.Severity), Cells: make([]HistoryCell, len(rel.Snapshots))}
+		row := HistoryGroupRow{ID: c.ID, Anchor: v.paths.stem(i), Title: c.Title, Severity: string(c.Severity), Cells: make([]HistoryCell, len(rel.Snapshots))}
 		for k, s := range rel.Snapshots {
 			res := &s.Result.Cases[i]
-			cell := HistoryCell{Href: root + v.paths.result(s.Label(), i, c.ID), Class: "cell-pass", Text: "✓ pass"}
+			cell := HistoryCell{Href: root + v.paths.result(s.Label(), i), Class: "cell-pass", Text: "✓ pass"}
 			switch {
 			case res.Flaky() && res.Passed:
 				cell.Class, cell.Text = "cell-flaky", "~ pass, flaky"

@@ -14,7 +14,7 @@ type HistoryPage struct {
 	// Layout, names the case.
 	CaseTitle         string
 	Severity          string
-	ExpectedDecision  string
+	ExpectedDecision  string // "—" when the case's decision is not judged
 	ExpectedCitations []CitationRow
 	Rows              []HistoryRow
 	Summary           string
@@ -37,14 +37,14 @@ type HistoryRow struct {
 func (v *view) history(i int) *HistoryPage {
 	rel := v.in.Release
 	c := rel.Suite.Cases[i]
-	path := v.paths.historyPage(i, c.ID)
+	path := v.paths.historyPage(i)
 	root := rootFor(path)
 	p := &HistoryPage{
 		Layout:           v.info.layout(path, "Case "+c.ID),
 		ID:               c.ID,
 		CaseTitle:        c.Title,
 		Severity:         string(c.Severity),
-		ExpectedDecision: string(c.Expected.Decision),
+		ExpectedDecision: expectedDecision(&c.Expected),
 	}
 	for _, id := range dedupe(c.Expected.Citations) {
 		p.ExpectedCitations = append(p.ExpectedCitations, citationRow(id, rel.Suite.Policy, root+policyPath))
@@ -54,7 +54,7 @@ func (v *view) history(i int) *HistoryPage {
 		res := s.Result.Cases[i]
 		row := HistoryRow{
 			Label:        s.Label(),
-			Href:         root + v.paths.result(s.Label(), i, c.ID),
+			Href:         root + v.paths.result(s.Label(), i),
 			SnapshotHref: root + snapshotPath(s.Label()),
 			Verdict:      verdictBadge(res.Passed),
 			Codes:        failureCodes(res.Failures),
@@ -63,9 +63,9 @@ func (v *view) history(i int) *HistoryPage {
 			Cost:         "no output",
 		}
 		if o := s.Outputs[i]; o != nil {
-			row.Decision, row.Latency, row.Cost = string(o.Decision), measuredMS(o.LatencyMS), measuredUSD(o.CostUSD)
+			row.Decision, row.Latency, row.Cost = outputDecision(o), measuredMS(o.LatencyMS), measuredUSD(o.CostUSD)
 		}
-		if row.Strip = trialStrip(&res, s.Trials(), v.paths.trialLinks(root, s.Label(), i, c.ID)); row.Strip != nil {
+		if row.Strip = trialStrip(&res, s.Trials(), v.paths.trialLinks(root, s.Label(), i)); row.Strip != nil {
 			row.Decision = trialDecisions(s, i)
 			lat, cost := trialMeasures(s, i)
 			row.Latency, _, _ = measureText(lat, ms)

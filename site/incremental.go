@@ -214,7 +214,7 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 
 // stepsJob renders the case-steps part of case i's drilldown in s.
 func (r *Renderer) stepsJob(v *view, s *evaluator.Snapshot, i int) job {
-	return job{path: drilldownPath(s.Label(), v.in.Release.Suite.Cases[i].ID), make: func(w *bytes.Buffer) error {
+	return job{path: drilldownPath(s.Label(), v.paths.stem(i)), make: func(w *bytes.Buffer) error {
 		if err := r.templates["drilldown"].ExecuteTemplate(w, "case-steps", v.caseSteps(s, i)); err != nil {
 			return fmt.Errorf("site: templates/drilldown.html: %w", err)
 		}
@@ -253,7 +253,11 @@ func SameFrame(a, b *Input) bool {
 	// Where results live is part of every page's links. In a grouped
 	// site a case's place in the suite decides its page, so a case that
 	// comes, goes or moves moves the ones after it.
-	return slices.Equal(x.Labels, y.Labels) && x.HasHandoff == y.HasHandoff && x.HasPolicy == y.HasPolicy && va.paths == vb.paths &&
+	// A case's page is named after its id unless another id would share
+	// it on a disk that ignores case: a case that comes or goes may rename
+	// one that stays.
+	return slices.Equal(x.Labels, y.Labels) && x.HasHandoff == y.HasHandoff && x.HasPolicy == y.HasPolicy &&
+		va.paths.sameScheme(vb.paths, caseIDs(a.Release.Suite.Cases), caseIDs(b.Release.Suite.Cases)) &&
 		(!va.paths.grouped() || slices.EqualFunc(a.Release.Suite.Cases, b.Release.Suite.Cases, func(c, d *suite.Case) bool { return c.ID == d.ID }))
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/internal/pagename"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
@@ -24,7 +25,7 @@ type idLinker struct {
 	rules *suite.Policy
 	root  string // from the page to the site root
 	// history is where a case's history lives, from the site root;
-	// nil means a page per case.
+	// nil means a page per case, named as if it were the only one.
 	history func(id string) string
 }
 
@@ -37,7 +38,7 @@ func (l idLinker) target(id string) string {
 		if l.history != nil {
 			return l.root + l.history(id)
 		}
-		return l.root + historyPath(id)
+		return l.root + historyPath(pagename.Stems([]string{id})[0])
 	}
 	if l.rules != nil {
 		if r, ok := l.rules.Rule(id); ok {

@@ -209,7 +209,7 @@ func (v *view) verdict() Verdict {
 			continue
 		}
 		if len(vd.Critical) < verdictNames {
-			vd.Critical = append(vd.Critical, CaseLink{ID: c.ID, Href: v.paths.result(s.Label(), i, c.ID)})
+			vd.Critical = append(vd.Critical, CaseLink{ID: c.ID, Href: v.paths.result(s.Label(), i)})
 		} else {
 			vd.MoreCritical++
 		}
@@ -321,7 +321,7 @@ func change(rel *evaluator.Release, paths resultPaths, prev, cur *evaluator.Snap
 		To:   NavLink{Href: snapshotPath(cur.Label()), Text: cur.Label()},
 	}
 	for j, cs := range rel.Suite.Cases {
-		link := CaseLink{ID: cs.ID, Href: paths.history(j, cs.ID)}
+		link := CaseLink{ID: cs.ID, Href: paths.history(j)}
 		was, is := prev.Result.Cases[j].Passed, cur.Result.Cases[j].Passed
 		switch {
 		case flakyEither(prev, cur, j):

@@ -3,6 +3,8 @@ package site
 import (
 	"strconv"
 	"strings"
+
+	"github.com/releasegate/releasegate/internal/pagename"
 )
 
 // The site's URL scheme. Every path is relative to the site root and every
@@ -31,20 +33,22 @@ const (
 	reportPagePath = "report.html"
 )
 
-// Labels and case ids are safe file names by contract (suite.SafeID), so
-// they are used in paths as they are.
+// Labels are safe file names (suite.SafeID), so they are used in paths as
+// they are. A case id may be any text: its page and its anchor on a
+// grouped page are named by its stem (pagename.Stems), which is the id
+// itself when that is a safe file name.
 
 func snapshotPath(label string) string { return "snapshots/" + label + ".html" }
 
 // drilldownPath is the page of one result when every result has a page
 // of its own; pages link results through resultPaths, never directly.
-func drilldownPath(label, caseID string) string {
-	return "snapshots/" + label + "/" + caseID + ".html"
+func drilldownPath(label, stem string) string {
+	return "snapshots/" + label + "/" + stem + ".html"
 }
 
 // historyPath is the page of one case's history when every case has a
 // page of its own; pages link histories through resultPaths.
-func historyPath(caseID string) string { return "cases/" + caseID + ".html" }
+func historyPath(stem string) string { return "cases/" + stem + ".html" }
 
 func resultsPath(label string) string { return "results/" + label + ".json" }
 
@@ -77,55 +81,81 @@ type resultPaths struct {
 	perPage int
 	// historyPerPage is how many cases share a history page.
 	historyPerPage int
+	// stems name each case's pages and anchors, in suite order.
+	stems []string
 }
 
-// newResultPaths picks the scheme for a release of cases × snapshots:
-// a page per result up to groupAbove results (DefaultGroupAbove when 0).
-func newResultPaths(cases, snapshots, groupAbove int) resultPaths {
+// newResultPaths picks the scheme for a release of the cases with the
+// given ids × snapshots: a page per result up to groupAbove results
+// (DefaultGroupAbove when 0).
+func newResultPaths(ids []string, snapshots, groupAbove int) resultPaths {
 	if groupAbove <= 0 {
 		groupAbove = DefaultGroupAbove
 	}
-	if cases*snapshots <= groupAbove {
-		return resultPaths{}
+	p := resultPaths{stems: pagename.Stems(ids)}
+	if len(ids)*snapshots > groupAbove {
+		p.perPage, p.historyPerPage = resultsPerPage, min(resultsPerPage, max(1, historyCellsPerPage/max(1, snapshots)))
 	}
-	return resultPaths{perPage: resultsPerPage, historyPerPage: min(resultsPerPage, max(1, historyCellsPerPage/max(1, snapshots)))}
+	return p
+}
+
+// stem is the name of case i's pages, without ".html", and its anchor on
+// a page that shows several cases.
+func (p resultPaths) stem(i int) string { return p.stems[i] }
+
+// sameScheme reports whether every result and history of the cases both
+// know sits at the same address in p and q.
+func (p resultPaths) sameScheme(q resultPaths, ids, otherIDs []string) bool {
+	if p.perPage != q.perPage || p.historyPerPage != q.historyPerPage {
+		return false
+	}
+	was := make(map[string]string, len(otherIDs))
+	for j, id := range otherIDs {
+		was[id] = q.stems[j]
+	}
+	for i, id := range ids {
+		if stem, ok := was[id]; ok && stem != p.stems[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // grouped says whether results share pages.
 func (p resultPaths) grouped() bool { return p.perPage > 0 }
 
-// resultPage is the file holding the result of case i (id) in the
-// snapshot label.
-func (p resultPaths) resultPage(label string, i int, id string) string {
+// resultPage is the file holding the result of case i in the snapshot
+// label.
+func (p resultPaths) resultPage(label string, i int) string {
 	if !p.grouped() {
-		return drilldownPath(label, id)
+		return drilldownPath(label, p.stems[i])
 	}
 	return resultGroupPath(label, i/p.perPage)
 }
 
 // result is the link target of one result, with its anchor when it
-// shares a page: snapshots/<label>/p0001.html#<id>.
-func (p resultPaths) result(label string, i int, id string) string {
+// shares a page: snapshots/<label>/p0001.html#<stem>.
+func (p resultPaths) result(label string, i int) string {
 	if !p.grouped() {
-		return drilldownPath(label, id)
+		return drilldownPath(label, p.stems[i])
 	}
-	return resultGroupPath(label, i/p.perPage) + "#" + id
+	return resultGroupPath(label, i/p.perPage) + "#" + p.stems[i]
 }
 
-// historyPage is the file holding the history of case i (id).
-func (p resultPaths) historyPage(i int, id string) string {
+// historyPage is the file holding the history of case i.
+func (p resultPaths) historyPage(i int) string {
 	if !p.grouped() {
-		return historyPath(id)
+		return historyPath(p.stems[i])
 	}
 	return historyGroupPath(i / p.historyPerPage)
 }
 
 // history is the link target of case i's history.
-func (p resultPaths) history(i int, id string) string {
+func (p resultPaths) history(i int) string {
 	if !p.grouped() {
-		return historyPath(id)
+		return historyPath(p.stems[i])
 	}
-	return historyGroupPath(i/p.historyPerPage) + "#" + id
+	return historyGroupPath(i/p.historyPerPage) + "#" + p.stems[i]
 }
 
 // resultGroups is the number of grouped result pages per snapshot.
@@ -162,21 +192,21 @@ func groupFile(g int) string {
 	return "p" + n + ".html"
 }
 
-// idPrefix keeps the element ids of one result unique on a page that
-// shows several: "<id>~" on a grouped page, "" on a result's own page.
-// The tilde cannot occur in a case id, so no prefixed id is a case's
-// anchor; unlike a colon, it does not make "#<id>~trial-1" look like a
+// idPrefix keeps the element ids of case i's result unique on a page
+// that shows several: "<stem>~" on a grouped page, "" on a result's own
+// page. The tilde cannot occur in a stem, so no prefixed id is a case's
+// anchor; unlike a colon, it does not make "#<stem>~trial-1" look like a
 // URL scheme to html/template.
-func (p resultPaths) idPrefix(id string) string {
+func (p resultPaths) idPrefix(i int) string {
 	if !p.grouped() {
 		return ""
 	}
-	return id + "~"
+	return p.stems[i] + "~"
 }
 
 // trialLinks returns the link, from a page whose way to the root is
 // root, to each trial's section of a result.
-func (p resultPaths) trialLinks(root, label string, i int, id string) func(t int) string {
-	page := root + p.resultPage(label, i, id) + "#" + p.idPrefix(id)
+func (p resultPaths) trialLinks(root, label string, i int) func(t int) string {
+	page := root + p.resultPage(label, i) + "#" + p.idPrefix(i)
 	return func(t int) string { return page + trialID(t) }
 }

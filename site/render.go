@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // The page templates. Each is parsed together with templates/base.html
@@ -131,7 +132,16 @@ func newView(in *Input) (*view, error) {
 		seen[s.Label()] = true
 		info.Labels = append(info.Labels, s.Label())
 	}
-	return &view{in: in, info: info, paths: newResultPaths(len(rel.Suite.Cases), len(rel.Snapshots), in.GroupAbove)}, nil
+	return &view{in: in, info: info, paths: newResultPaths(caseIDs(rel.Suite.Cases), len(rel.Snapshots), in.GroupAbove)}, nil
+}
+
+// caseIDs lists the ids of cases, in order.
+func caseIDs(cases []*suite.Case) []string {
+	ids := make([]string, len(cases))
+	for i, c := range cases {
+		ids[i] = c.ID
+	}
+	return ids
 }
 
 func (v *view) snapshot(label string) (*evaluator.Snapshot, bool) {
@@ -289,7 +299,7 @@ func (r *Renderer) drilldownJob(v *view, s *evaluator.Snapshot, i int) job {
 	if v.paths.grouped() {
 		return r.resultGroupJob(v, s, i/v.paths.perPage)
 	}
-	return pageJob(r, v, drilldownPath(s.Label(), v.in.Release.Suite.Cases[i].ID), "drilldown",
+	return pageJob(r, v, drilldownPath(s.Label(), v.paths.stem(i)), "drilldown",
 		func() (*DrilldownPage, error) { return v.drilldown(s, i), nil })
 }
 
@@ -309,7 +319,7 @@ func (r *Renderer) historyJob(v *view, i int) job {
 	if v.paths.grouped() {
 		return r.historyGroupJob(v, i/v.paths.historyPerPage)
 	}
-	return pageJob(r, v, historyPath(v.in.Release.Suite.Cases[i].ID), "history",
+	return pageJob(r, v, historyPath(v.paths.stem(i)), "history",
 		func() (*HistoryPage, error) { return v.history(i), nil })
 }
 

@@ -214,7 +214,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	}
 	lines := limitLines(g, decide.GateP95Latency, "p95 limit ")
 	var err error
-	p.LatencyChart, err = renderBar(barSpec{ID: "case_latency", Root: root, Categories: ids, Values: latencies, Over: slow, Links: links, LinkPages: v.paths.perPage,
+	p.LatencyChart, err = renderBar(barSpec{ID: "case_latency", Root: root, Categories: ids, Values: latencies, Over: slow, Links: links, LinkKeys: v.paths.stems, LinkPages: v.paths.perPage,
 		AxisName: "latency (ms)", Lines: lines})
 	if err != nil {
 		return nil, err
@@ -231,7 +231,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	if s.Trials() > 0 {
 		p.CostNote += " With trials, a case's bar is the average of its measured trials."
 	}
-	p.CostChart, err = renderBar(barSpec{ID: "case_cost", Root: root, Categories: ids, Values: costs, Links: links, LinkPages: v.paths.perPage,
+	p.CostChart, err = renderBar(barSpec{ID: "case_cost", Root: root, Categories: ids, Values: costs, Links: links, LinkKeys: v.paths.stems, LinkPages: v.paths.perPage,
 		AxisName: "cost (USD)", Lines: costLines})
 	if err != nil {
 		return nil, err
@@ -273,13 +273,13 @@ func (v *view) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 	for i, c := range cases {
 		res := s.Result.Cases[i]
 		row := CaseRow{
-			ID: c.ID, Href: root + v.paths.result(s.Label(), i, c.ID), Title: c.Title,
+			ID: c.ID, Href: root + v.paths.result(s.Label(), i), Title: c.Title,
 			Severity: string(c.Severity), SeverityRank: severityRank(c.Severity),
 			Verdict: verdictBadge(res.Passed), Codes: failureCodes(res.Failures),
 			Search:  failureDetails(res.Failures),
 			Latency: "no output", Cost: "no output",
 		}
-		row.Strip = trialStrip(&res, s.Trials(), v.paths.trialLinks(root, s.Label(), i, c.ID))
+		row.Strip = trialStrip(&res, s.Trials(), v.paths.trialLinks(root, s.Label(), i))
 		if s.Trials() > 0 {
 			lat, cost := trialMeasures(s, i)
 			row.Latency, row.LatencySort, _ = measureText(lat, ms)

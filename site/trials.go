@@ -213,7 +213,7 @@ func trialDecisions(s *evaluator.Snapshot, i int) string {
 	for _, trial := range s.TrialOutputs {
 		d := "no output"
 		if o := trial[i]; o != nil {
-			d = string(o.Decision)
+			d = outputDecision(o)
 		}
 		if count[d] == 0 {
 			order = append(order, d)

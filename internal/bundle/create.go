@@ -107,7 +107,7 @@ func Create(opts Options) (*Created, error) {
 	// What verify would refuse and the evaluated release already shows
 	// is refused before a page is rendered; the finished archive is
 	// checked again.
-	if err := checkFolding(opts.Data, inputs, rel); err != nil {
+	if err := checkFolding(opts.Data, rel); err != nil {
 		return nil, err
 	}
 	if err := checkPlan(opts.Data, in, inputs, limits); err != nil {
@@ -360,11 +360,11 @@ func changedError(data, path string) error {
 	return fmt.Errorf("%s changed while the bundle was being made; run bundle again", filepath.Join(data, filepath.FromSlash(path)))
 }
 
-// checkFolding refuses case ids and snapshot labels of the evaluated
-// release that differ only in case: their pages would share a name on a
+// checkFolding refuses snapshot labels of the evaluated release that
+// differ only in case: their pages would share a name on a
 // case-insensitive disk, and verify refuses such an archive. checkNames
-// has checked the bytes already; this checks what was evaluated.
-func checkFolding(data string, inputs []input, rel *evaluator.Release) error {
+// has checked the file names already; this checks what was evaluated.
+func checkFolding(data string, rel *evaluator.Release) error {
 	labels := map[string]string{}
 	for _, s := range rel.Snapshots {
 		folded := strings.ToLower(s.Label())
@@ -373,42 +373,7 @@ func checkFolding(data string, inputs []input, rel *evaluator.Release) error {
 		}
 		labels[folded] = s.Label()
 	}
-	var cases []byte
-	for _, in := range inputs {
-		if in.path == load.CasesFile {
-			cases = in.data
-		}
-	}
-	lines := caseLines(cases)
-	lineOf := func(i int) int {
-		if i < len(lines) {
-			return lines[i]
-		}
-		return 0
-	}
-	first := map[string]int{}
-	for i, c := range rel.Suite.Cases {
-		folded := strings.ToLower(c.ID)
-		if j, ok := first[folded]; ok {
-			return idsFold(data, lineOf(i), c.ID, rel.Suite.Cases[j].ID, lineOf(j))
-		}
-		first[folded] = i
-	}
 	return nil
-}
-
-// caseLines gives the line number of each case: the non-blank lines of
-// cases.jsonl, in order.
-func caseLines(cases []byte) []int {
-	var lines []int
-	n := 0
-	for line := range bytes.SplitSeq(cases, []byte("\n")) {
-		n++
-		if len(bytes.TrimSpace(bytes.TrimPrefix(line, []byte{0xEF, 0xBB, 0xBF}))) > 0 {
-			lines = append(lines, n)
-		}
-	}
-	return lines
 }
 
 // packFile packs the folder tree into a new archive at path and returns
