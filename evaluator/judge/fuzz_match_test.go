@@ -32,6 +32,8 @@ func FuzzMatcher(f *testing.F) {
 	f.Add(`{"a": {"$optional": 1}, "b": [{"$any": []}]}`, `{}`)
 	f.Add(`{"$any": [{"a": 1}, {"$literal": {"$x": 1}}]}`, `{"$x": 1}`)
 	f.Add(`{"s": {"$text": "ΟΔΟΣ\u00a0!"}}`, `{"s": "οδος"}`)
+	f.Add(`{"seats": {"$unordered": ["12A", {"$any": ["12B", "12C"]}, {"$text": "12 c"}]}}`, `{"seats": ["12C", "12A", "12b"]}`)
+	f.Add(`{"m": {"$unordered": [{"$unordered": [1, 2]}, {"$exact": {"a": 1}}]}}`, `{"m": [{"a": 1.0}, [2, 1]]}`)
 	f.Fuzz(func(t *testing.T, expected, actual string) {
 		exp, cerr, ok := compileText(expected)
 		if !ok {
@@ -135,7 +137,7 @@ func buildExpected(t *testing.T, mode suite.ToolMatch, names, args []string, res
 func bruteForce(exp *suite.Expected, calls []suite.ToolCall) (exists bool, best int) {
 	n, m := len(exp.ToolCalls), len(calls)
 	mode := exp.Mode()
-	if mode != suite.MatchSubsequence && n != m {
+	if !mode.AllowsOthers() && n != m {
 		return false, 0
 	}
 	best = -1
@@ -180,7 +182,7 @@ func checkPairing(t *testing.T, exp *suite.Expected, calls []suite.ToolCall, p P
 		if j >= len(calls) || paired[j] || calls[j].Name != exp.ToolCalls[i].Name {
 			t.Fatalf("pairing %+v pairs %d with %d wrongly", p, i, j)
 		}
-		if exp.Mode() != suite.MatchAnyOrder && j <= last {
+		if exp.Mode().Ordered() && j <= last {
 			t.Fatalf("pairing %+v breaks the order", p)
 		}
 		paired[j], last = true, j
@@ -200,65 +202,72 @@ func checkPairing(t *testing.T, exp *suite.Expected, calls []suite.ToolCall, p P
 	return full
 }
 
-// FuzzPairing holds the three match modes to an exhaustive search on
+// pairingModes are the match modes FuzzPairing picks from.
+var pairingModes = []suite.ToolMatch{suite.MatchExact, suite.MatchAnyOrder, suite.MatchSubsequence, suite.MatchContains}
+
+// FuzzPairing holds the four match modes to an exhaustive search on
 // small cases: the verdict's code, and a pairing that matches the most
 // calls. It also checks that the verdict survives re-serialising the case
-// and, for any_order, reordering the expected calls.
+// and, for the modes without an order, reordering the expected calls.
 func FuzzPairing(f *testing.F) {
 	f.Add([]byte{2, 1, 10, 1, 4}, uint8(1))
 	f.Add([]byte{3, 0, 1, 2, 2, 1, 0, 5, 7}, uint8(2))
 	f.Add([]byte{2, 0, 0, 0, 3, 0}, uint8(0))
 	f.Add([]byte{0, 1, 2}, uint8(2))
 	f.Add([]byte{4, 9, 18, 27, 36, 37, 28, 19, 10, 1, 77}, uint8(1))
-	modes := []suite.ToolMatch{suite.MatchExact, suite.MatchAnyOrder, suite.MatchSubsequence}
-	f.Fuzz(func(t *testing.T, data []byte, modeByte uint8) {
-		mode := modes[int(modeByte)%len(modes)]
-		args, names, calls := genCase(data)
-		exp := buildExpected(t, mode, names, args, false)
-		fs := judgeOutput(exp, calls)
-		exists, best := bruteForce(exp, calls)
-		got := codes(fs)
-		hasCode := func(c Code) bool { return slices.Contains(got, c) }
-		if hasCode(ToolCall) == exists {
-			t.Fatalf("%s: tool_call %v, but a pairing by names exists: %v (%s)", mode, hasCode(ToolCall), exists, details(fs))
+	f.Add([]byte{3, 0, 9, 1, 0, 4, 7, 1, 3, 0}, uint8(3))
+	f.Add([]byte{2, 1, 1, 5, 4, 1, 2, 0}, uint8(3))
+	f.Fuzz(checkAgainstBruteForce)
+}
+
+// checkAgainstBruteForce is the body of FuzzPairing.
+func checkAgainstBruteForce(t *testing.T, data []byte, modeByte uint8) {
+	mode := pairingModes[int(modeByte)%len(pairingModes)]
+	args, names, calls := genCase(data)
+	exp := buildExpected(t, mode, names, args, false)
+	fs := judgeOutput(exp, calls)
+	exists, best := bruteForce(exp, calls)
+	got := codes(fs)
+	hasCode := func(c Code) bool { return slices.Contains(got, c) }
+	if hasCode(ToolCall) == exists {
+		t.Fatalf("%s: tool_call %v, but a pairing by names exists: %v (%s)", mode, hasCode(ToolCall), exists, details(fs))
+	}
+	if wantArgs := exists && best < len(names); hasCode(Arguments) != wantArgs {
+		t.Fatalf("%s: arguments %v, want %v (best %d of %d) (%s)", mode, hasCode(Arguments), wantArgs, best, len(names), details(fs))
+	}
+	p := PairCalls(exp, calls)
+	if full := checkPairing(t, exp, calls, p); exists && full != best {
+		t.Fatalf("%s: the pairing %+v matches %d calls, the best matches %d", mode, p, full, best)
+	}
+	again := judgeOutput(buildExpected(t, mode, names, args, true), calls)
+	if details(again) != details(fs) {
+		t.Fatalf("verdict changed after re-serialising:\n got %s\nwant %s", details(again), details(fs))
+	}
+	if mode.Ordered() || len(names) < 2 {
+		return
+	}
+	// Reverse and rotate the expected calls: the same codes, and a
+	// pairing that matches as many calls.
+	for _, perm := range [][]int{reversed(len(names)), rotated(len(names))} {
+		pn, pa := make([]string, len(names)), make([]string, len(names))
+		for k, from := range perm {
+			pn[k], pa[k] = names[from], args[from]
 		}
-		if wantArgs := exists && best < len(names); hasCode(Arguments) != wantArgs {
-			t.Fatalf("%s: arguments %v, want %v (best %d of %d) (%s)", mode, hasCode(Arguments), wantArgs, best, len(names), details(fs))
+		exp2 := buildExpected(t, mode, pn, pa, false)
+		fs2 := judgeOutput(exp2, calls)
+		if !slices.Equal(codes(fs2), got) {
+			t.Fatalf("reordering the expected calls changed the codes: %v / %v", codes(fs2), got)
 		}
-		p := PairCalls(exp, calls)
-		if full := checkPairing(t, exp, calls, p); exists && full != best {
-			t.Fatalf("%s: the pairing %+v matches %d calls, the best matches %d", mode, p, full, best)
+		p2 := PairCalls(exp2, calls)
+		if checkPairing(t, exp2, calls, p2) != checkPairing(t, exp, calls, p) {
+			t.Fatalf("reordering the expected calls changed how many match: %+v / %+v", p2, p)
 		}
-		again := judgeOutput(buildExpected(t, mode, names, args, true), calls)
-		if details(again) != details(fs) {
-			t.Fatalf("verdict changed after re-serialising:\n got %s\nwant %s", details(again), details(fs))
+		// Each expected call keeps its output call; equal expected
+		// calls may trade theirs.
+		if a, b := pairedByContent(names, args, p.Actual), pairedByContent(pn, pa, p2.Actual); !maps.EqualFunc(a, b, slices.Equal) {
+			t.Fatalf("reordering the expected calls changed the pairing: %v / %v", b, a)
 		}
-		if mode != suite.MatchAnyOrder || len(names) < 2 {
-			return
-		}
-		// Reverse and rotate the expected calls: the same codes, and a
-		// pairing that matches as many calls.
-		for _, perm := range [][]int{reversed(len(names)), rotated(len(names))} {
-			pn, pa := make([]string, len(names)), make([]string, len(names))
-			for k, from := range perm {
-				pn[k], pa[k] = names[from], args[from]
-			}
-			exp2 := buildExpected(t, mode, pn, pa, false)
-			fs2 := judgeOutput(exp2, calls)
-			if !slices.Equal(codes(fs2), got) {
-				t.Fatalf("reordering the expected calls changed the codes: %v / %v", codes(fs2), got)
-			}
-			p2 := PairCalls(exp2, calls)
-			if checkPairing(t, exp2, calls, p2) != checkPairing(t, exp, calls, p) {
-				t.Fatalf("reordering the expected calls changed how many match: %+v / %+v", p2, p)
-			}
-			// Each expected call keeps its output call; equal expected
-			// calls may trade theirs.
-			if a, b := pairedByContent(names, args, p.Actual), pairedByContent(pn, pa, p2.Actual); !maps.EqualFunc(a, b, slices.Equal) {
-				t.Fatalf("reordering the expected calls changed the pairing: %v / %v", b, a)
-			}
-		}
-	})
+	}
 }
 
 func reversed(n int) []int {

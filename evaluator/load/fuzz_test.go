@@ -30,6 +30,9 @@ func FuzzOutputs(f *testing.F) {
 	// The four wire formats, argument strings, nulls and trials.
 	f.Add(`{"case_id":"ER-001","decision":"approve","tool_calls":[{"type":"function","id":"c1","function":{"name":"approve_expense","arguments":"{\"claim_id\": \"C-2031\"}"}},{"type":"function_call","call_id":"c2","name":"b","arguments":"not json"},{"type":"tool_use","id":"t","name":"c","input":{"k":[1]}},{"name":"d","arguments":"[1]"}],"citations":[],"latency_ms":null,"cost_usd":null,"trial":1}` + "\n" + strings.Replace(outputLine, `"latency_ms"`, `"trial":2,"latency_ms"`, 1))
 	f.Add(`{"case_id":"ER-001","decision":"approve","tool_calls":[{"type":"function","function":{"name":"n","arguments":" {\"a\":{\"a\":1}} "}}],"citations":[],"latency_ms":1,"cost_usd":null,"trial":3}`)
+	// Optional citations, Inspect's call shape, a decision left out.
+	f.Add(`{"case_id":"ER-001","decision":"approve","tool_calls":[{"id":"c","function":"approve_expense","arguments":{"claim_id":"C-2031"},"type":"function","parse_error":null}],"latency_ms":1,"cost_usd":null}`)
+	f.Add(`{"case_id":"ER-001","tool_calls":[],"citations":[],"latency_ms":1,"cost_usd":null}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		var outs []*suite.Output
 		_, err := Outputs("out.jsonl", strings.NewReader(in), s, func(i int, o *suite.Output) error {
@@ -83,17 +86,28 @@ func lineOf(s string, n int) string {
 }
 
 // FuzzCases feeds arbitrary suites to the case parser with the sample's
-// schema and policy.
+// policy and either the sample's schema or one that asks nothing, so
+// that ids, decisions and citations the sample's schema refuses are
+// reached too.
 func FuzzCases(f *testing.F) {
 	s := sampleSuite(f)
-	schema := sampleSchema(f)
+	sample, open := sampleSchema(f), openSchema(f)
 	f.Add(`{"case_id":"ER-100","title":"t","severity":"major","input":{},"expected":{"decision":"no_op","tool_calls":[],"citations":["ER-2026.10 §7.1"],"forbidden_tools":["issue_payment"]}}`)
 	f.Add(`{"case_id":"ER-100","title":"t","severity":"minor","input":{"a":1},"expected":{"decision":"approve","tool_calls":[{"name":"approve_expense","arguments":{"x":[1,2]}}],"citations":[],"forbidden_tools":[]}}`)
 	f.Add(`{"case_id":"ER-100","title":"t","severity":"minor","input":{},"expected":{"decision":"approve","tool_calls":[{"name":"approve_expense","arguments":{"$exact":{"x":{"$any":[1,{"$text":"a"}]},"y":{"$optional":{"$literal":{"$z":1}}}}}}],"citations":[],"forbidden_tools":[]}}`)
-	// The same schema with every input decoded: skipping an input's
-	// members must never change a verdict.
-	decodeInputs := &CaseSchema{schema: schema.schema}
+	// Real ids, contains, $unordered, no decision, no citations.
+	f.Add("\x01" + `{"case_id":"[mobile_data_issue]airplane_mode_on|data_mode_off[PERSONA:None]","title":"t","severity":"minor","input":{},"expected":{"tool_match":"contains","tool_calls":[{"name":"toggle","arguments":{"v":{"$unordered":["a",{"$any":["b","c"]}]}}}],"forbidden_tools":[]}}`)
+	f.Add("\x01" + `{"case_id":" x","title":"t","severity":"minor","input":{},"expected":{"decision":null,"tool_calls":[],"forbidden_tools":[]}}` + "\n" + `{"case_id":"e\u0301","title":"t","severity":"minor","input":{},"expected":{"tool_calls":[],"citations":null,"forbidden_tools":[]}}`)
+	f.Add("\x01" + `{"case_id":"e\u0301","title":"t","severity":"minor","input":{},"expected":{"tool_calls":[]}}` + "\n" + `{"case_id":"\u00e9","title":"t","severity":"minor","input":{},"expected":{"decision":"x","tool_calls":[],"forbidden_tools":[]}}`)
 	f.Fuzz(func(t *testing.T, in string) {
+		// A first byte 1 picks the schema that asks nothing.
+		schema := sample
+		if rest, ok := strings.CutPrefix(in, "\x01"); ok {
+			schema, in = open, rest
+		}
+		// The same schema with every input decoded: skipping an input's
+		// members must never change a verdict.
+		decodeInputs := &CaseSchema{schema: schema.schema, Decisions: schema.Decisions}
 		cases, err := Cases("cases.jsonl", strings.NewReader(in), schema, s.Policy, true)
 		slow, slowErr := Cases("cases.jsonl", strings.NewReader(in), decodeInputs, s.Policy, true)
 		if where(err) != where(slowErr) || !reflect.DeepEqual(cases, slow) {
@@ -107,13 +121,18 @@ func FuzzCases(f *testing.F) {
 			return
 		}
 		for _, c := range cases {
-			if !suite.SafeID(c.ID) || !c.Severity.Valid() || !s.Decisions.Allows(c.Expected.Decision) {
+			if suite.ValidCaseID(c.ID) != nil || !c.Severity.Valid() || c.Expected.Citations == nil || !c.Expected.Mode().Valid() {
 				t.Fatalf("accepted an invalid case: %+v", c)
 			}
-			// The sample schema's if/then: no_op declares no call, any
-			// other decision exactly one.
-			if want := map[bool]int{true: 0, false: 1}[c.Expected.Decision == "no_op"]; len(c.Expected.ToolCalls) != want {
-				t.Fatalf("accepted %d expected calls for %s", len(c.Expected.ToolCalls), c.Expected.Decision)
+			if schema == sample {
+				// The sample schema's vocabulary, and its if/then: no_op
+				// declares no call, any other decision exactly one.
+				if !suite.SafeID(c.ID) || !s.Decisions.Allows(c.Expected.Decision) {
+					t.Fatalf("accepted an invalid case: %+v", c)
+				}
+				if want := map[bool]int{true: 0, false: 1}[c.Expected.Decision == "no_op"]; len(c.Expected.ToolCalls) != want {
+					t.Fatalf("accepted %d expected calls for %s", len(c.Expected.ToolCalls), c.Expected.Decision)
+				}
 			}
 			v, _ := jsontest.Decode([]byte(lineOf(in, c.Line)))
 			p := &caseParser{file: "cases.jsonl", schema: schema, policy: s.Policy, keepInput: true}
@@ -160,6 +179,10 @@ func FuzzQuickPaths(f *testing.F) {
 	f.Add(`{"case_id":"A","decision":"no_op","tool_calls":[],"citations":[],"latency_ms":1e2,"cost_usd":-0,"x":{"y":[true,false,null,"\u00e9\n"]}}`)
 	f.Add(`{"case\u005fid":"A","decision":"approve","tool_calls":[{"name":"n","arguments":{"a":[1,{"b":"c"}]},"extra":1}],"citations":["x"],"latency_ms":0.5,"cost_usd":1E-3}`)
 	f.Add(`{"case_id":"A","decision":"d","tool_calls":[{"type":"function","function":{"name":"a","arguments":"{\"x\":1}"}},{"type":"function_call","name":"b","arguments":"{]"},{"type":"tool_use","name":"c","input":{}}],"citations":[],"latency_ms":null,"cost_usd":2,"trial":7}`)
+	// Members left out, Inspect's shape, a name beside a string function,
+	// an empty decision.
+	f.Add(`{"case_id":"[a]b|c","tool_calls":[{"id":"1","function":"f","arguments":{"k":[1]},"type":"function","parse_error":null},{"function":"g","name":"h","arguments":{}}],"latency_ms":1,"cost_usd":null}`)
+	f.Add(`{"case_id":"A","decision":"","tool_calls":[{"type":"function","function":"f","arguments":"{}"}],"latency_ms":1,"cost_usd":1}`)
 	f.Fuzz(func(t *testing.T, line string) {
 		text := []byte(line)
 		d := newJSONDecoder()
