@@ -2,7 +2,6 @@ package suite
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
@@ -11,15 +10,26 @@ import (
 // MaxCaseIDLength is the most Unicode code points a case id may hold.
 const MaxCaseIDLength = 256
 
-// safeID is the grammar of snapshot labels, which become file names on
-// the site and in the data folder. Case ids that follow it keep their
-// page names as they are.
-var safeID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
-// SafeID reports whether s is a safe file name: 1 to 64 letters, digits,
-// '.', '_' or '-', starting with a letter or digit. Snapshot labels must
-// be; a case id that is keeps it as its page name.
-func SafeID(s string) bool { return safeID.MatchString(s) }
+// SafeID reports whether s is a safe file name, ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$:
+// 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or
+// digit. Snapshot labels must be; a case id that is keeps it as its page
+// name. It is written out rather than as a regular expression because
+// every case's page name asks it.
+func SafeID(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // ValidCaseID says why id cannot be a case id, or returns nil. A case id
 // is any string of 1 to MaxCaseIDLength code points with no control

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"unicode"
@@ -61,6 +62,19 @@ func FuzzValidCaseID(f *testing.F) {
 		}
 		if err := ValidCaseID(id); (err == nil) != want {
 			t.Fatalf("ValidCaseID(%q) = %v, want valid %v", id, err, want)
+		}
+	})
+}
+
+// FuzzSafeID holds SafeID to the pattern it spells out.
+func FuzzSafeID(f *testing.F) {
+	pattern := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	for _, s := range []string{"ER-001", "a", "", "-a", "a.", strings.Repeat("a", 64), strings.Repeat("a", 65), "a b", "é", "a\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := SafeID(s), pattern.MatchString(s); got != want {
+			t.Fatalf("SafeID(%q) = %v, the pattern says %v", s, got, want)
 		}
 	})
 }

@@ -33,7 +33,7 @@ func Hashed(id string) string { return hashedWith(id, hashDigits) }
 // hashedWith is Hashed with digits hexadecimal digits of the hash.
 func hashedWith(id string, digits int) string {
 	sum := sha256.Sum256([]byte(id))
-	h := hex.EncodeToString(sum[:])[:digits]
+	h := hex.EncodeToString(sum[:(digits+1)/2])[:digits]
 	if slug := Slug(id); slug != "" {
 		return slug + "-" + h
 	}
@@ -127,7 +127,7 @@ func clashing(names []string) []int {
 	var out []int
 	marked := map[int]bool{}
 	for i, n := range names {
-		key := strings.ToLower(n)
+		key := lowerASCII(n)
 		if j, ok := first[key]; ok {
 			if !marked[j] {
 				marked[j] = true
@@ -140,4 +140,15 @@ func clashing(names []string) []int {
 		first[key] = i
 	}
 	return out
+}
+
+// lowerASCII is strings.ToLower for the ASCII names here, which returns
+// a name without upper-case letters as it is.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
 }
