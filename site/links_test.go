@@ -16,9 +16,22 @@ import (
 // may leave the site: no scheme, no host, no root-relative path.
 func TestLinksResolve(t *testing.T) {
 	dir := builtSample(t)
+	pageIDs := checkLinks(t, dir)
+	// Every rule of the policy is the target of some link.
+	for _, r := range sampleInput(t).Release.Suite.Policy.Rules {
+		if !pageIDs("policy.html")[r.Anchor()] {
+			t.Errorf("policy.html has no anchor for %s", r.ID)
+		}
+	}
+}
+
+// checkLinks crawls the site built in dir from index.html, as
+// TestLinksResolve says, and returns the element ids of a page.
+func checkLinks(t *testing.T, dir string) (pageIDs func(page string) map[string]bool) {
+	t.Helper()
 	files := readTree(t, dir)
 	ids := map[string]map[string]bool{} // page → element ids
-	pageIDs := func(page string) map[string]bool {
+	pageIDs = func(page string) map[string]bool {
 		if m, ok := ids[page]; ok {
 			return m
 		}
@@ -87,12 +100,7 @@ func TestLinksResolve(t *testing.T) {
 	if fragments == 0 {
 		t.Error("no #fragment link was checked; the policy links must use them")
 	}
-	// Every rule of the policy is the target of some link.
-	for _, r := range sampleInput(t).Release.Suite.Policy.Rules {
-		if !pageIDs("policy.html")[r.Anchor()] {
-			t.Errorf("policy.html has no anchor for %s", r.ID)
-		}
-	}
+	return pageIDs
 }
 
 // Test404LinksOnlyToTheTop checks the page a host shows for any missing
