@@ -26,6 +26,15 @@
     return "p" + n + ".html";
   }
   function pageOf(cases, i) { return cases.pages ? cases.pages[i] : cases.ids[i]; }
+
+  // A case id longer than this many characters wraps in its cell, in a
+  // column of its own width (site.longIDLength).
+  var LONG_ID = 24;
+  function idCell(id, link) {
+    var attrs = { scope: "row" };
+    if (Array.from(id).length > LONG_ID) attrs["class"] = "long-id";
+    return el("th", attrs, [link]);
+  }
   function resultHref(root, cases, label, i) {
     var name = pageOf(cases, i), per = cases.resultsPerPage;
     return root + "snapshots/" + label + "/" + (per ? groupPage(i, per) + "#" + name : name + ".html");
@@ -266,7 +275,7 @@
         if (r[2]) attrs["data-search"] = r[2];
         if (strip) attrs["data-flaky"] = rec.flaky;
         var tr = el("tr", attrs);
-        var th = el("th", { scope: "row" }, [el("a", { href: resultHref(root, cases, label, i) }, [id])]);
+        var th = idCell(id, el("a", { href: resultHref(root, cases, label, i) }, [id]));
         tr.appendChild(th);
         tr.appendChild(el("td", null, [title]));
         tr.appendChild(el("td", { "data-value": String(rank), "data-label": "Severity" }, [severity]));
@@ -637,7 +646,7 @@
     function row(r) {
       var id = cases.ids[r.i];
       var tr = el("tr", null, [
-        el("th", { scope: "row" }, [el("a", { href: historyHref(root, cases, r.i) }, [id])]),
+        idCell(id, el("a", { href: historyHref(root, cases, r.i) }, [id])),
         el("td", { "class": "matrix-title" }, [cases.titles[r.i]])
       ]);
       m.labels.forEach(function (label, s) {

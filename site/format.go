@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"math/big"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
@@ -39,6 +40,23 @@ var (
 	failVerdict    = newBadge("fail", "fail", "✕")
 	notGatedBadge  = newBadge("not gated", "off", "–")
 )
+
+// longIDLength is the most characters of a case id that its table cell
+// keeps on one line; a longer id (docs/real-data.md) wraps in a column of
+// its own width. assets/tables.js draws rows with the same bound.
+const longIDLength = 24
+
+// isLongID reports whether id wraps in its table cell.
+func isLongID(id string) bool { return utf8.RuneCountInString(id) > longIDLength }
+
+// LongID reports whether the row's id wraps in its cell.
+func (r CaseRow) LongID() bool { return isLongID(r.ID) }
+
+// LongID reports whether the row's id wraps in its cell.
+func (r PassingRow) LongID() bool { return isLongID(r.ID) }
+
+// LongID reports whether the row's id wraps in its cell.
+func (r HistoryGroupRow) LongID() bool { return isLongID(r.ID) }
 
 // notJudged stands for a decision that a case does not judge, or that an
 // output does not give.

@@ -44,10 +44,16 @@ func TestHTMLIsValid(t *testing.T) {
 	t.Parallel()
 	java := shared.needJava(t)
 	shared.needFile(t, "the Nu Html Checker (npm vnu-jar)", vnuJar)
+	real, err := realSites()
+	if err != nil {
+		t.Fatal(err)
+	}
 	sites := []struct{ name, dir string }{
 		{"sample", shared.sampleSite(t)},
 		{"hostile", shared.hostileSite(t)},
 		{"airline", airlineDir(t)},
+		{"real ids", real[0]},
+		{"real ids, grouped", real[1]},
 	}
 	var files []string
 	type page struct{ site, rel string }
