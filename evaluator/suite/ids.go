@@ -44,18 +44,17 @@ func ValidCaseID(id string) error {
 	if !utf8.ValidString(id) {
 		return fmt.Errorf("%s is not valid UTF-8: write the id in UTF-8", clipQuote(id))
 	}
+	if first, _ := utf8.DecodeRuneInString(id); unicode.IsSpace(first) {
+		return fmt.Errorf("%s begins with white space (%U); a case id may neither begin nor end with white space: trim it", clipQuote(id), first)
+	}
+	if last, _ := utf8.DecodeLastRuneInString(id); unicode.IsSpace(last) {
+		return fmt.Errorf("%s ends with white space (%U); a case id may neither begin nor end with white space: trim it", clipQuote(id), last)
+	}
 	n := 0
-	for i, r := range id {
+	for _, r := range id {
 		n++
 		if isControl(r) {
 			return fmt.Errorf("%s holds the control character %U at character %d; a case id may hold any character but a control character (U+0000–U+001F, U+007F–U+009F): remove it", clipQuote(id), r, n)
-		}
-		if unicode.IsSpace(r) && (i == 0 || i+utf8.RuneLen(r) == len(id)) {
-			where := "begins"
-			if i > 0 {
-				where = "ends"
-			}
-			return fmt.Errorf("%s %s with white space (%U); a case id may neither begin nor end with white space: trim it", clipQuote(id), where, r)
 		}
 	}
 	if n > MaxCaseIDLength {

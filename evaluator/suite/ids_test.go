@@ -78,3 +78,38 @@ func FuzzSafeID(f *testing.F) {
 		}
 	})
 }
+
+// safeIDInputs are ids of every kind SafeID meets: safe ones of several
+// lengths, and real ids that are not.
+var safeIDInputs = []string{"ER-001", "GEN-000123", "a-baseline-v1-2026-11-12T0930Z-gpt-large-eu1",
+	"[mobile_data_issue]airplane_mode_on|data_mode_off[PERSONA:None]", "Ünïcödé", "sample 14"}
+
+// BenchmarkSafeID and BenchmarkSafeIDPattern are the written-out check
+// and the regular expression it spells out, on the same ids.
+func BenchmarkSafeID(b *testing.B) {
+	for b.Loop() {
+		for _, s := range safeIDInputs {
+			SafeID(s)
+		}
+	}
+}
+
+func BenchmarkSafeIDPattern(b *testing.B) {
+	pattern := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	for b.Loop() {
+		for _, s := range safeIDInputs {
+			pattern.MatchString(s)
+		}
+	}
+}
+
+// BenchmarkValidCaseID checks the ids a suite's every line holds.
+func BenchmarkValidCaseID(b *testing.B) {
+	for b.Loop() {
+		for _, s := range safeIDInputs {
+			if ValidCaseID(s) != nil {
+				b.Fatal(s)
+			}
+		}
+	}
+}

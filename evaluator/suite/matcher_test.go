@@ -43,6 +43,10 @@ func TestCompileArgumentsRefusesMalformedMatchers(t *testing.T) {
 		{"optional in optional", `{"n": {"$optional": {"$optional": 1}}}`, "arguments.n.$optional", "$optional may only be the value of an object member"},
 		{"nested wrong shape", `{"a": {"b": [0, {"$any": [{"$text": null}]}]}}`, "arguments.a.b[1].$any[0]", "$text needs a string, got null"},
 		{"inside exact", `{"$exact": {"a b": {"$nope": 1}}}`, `arguments.$exact["a b"]`, `unknown matcher "$nope"`},
+		{"unordered not an array", `{"n": {"$unordered": {"a": 1}}}`, "arguments.n", "$unordered needs an array of the items expected in any order (an empty array matches only []), got an object"},
+		{"unordered null", `{"n": {"$unordered": null}}`, "arguments.n", "got null"},
+		{"optional in unordered", `{"n": {"$unordered": [{"$optional": 1}]}}`, "arguments.n.$unordered[0]", "$optional may only be the value of an object member"},
+		{"wrong shape in unordered", `{"n": {"$unordered": [1, {"$text": 2}]}}`, "arguments.n.$unordered[1]", "$text needs a string, got a number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,6 +80,9 @@ func TestCompileArgumentsAccepts(t *testing.T) {
 		{"text at the top", `{"$text": "x"}`, `text like "x"`},
 		{"literal scalar at the top", `{"$literal": 5}`, `literally 5`},
 		{"any of objects and scalars at the top", `{"$any": [{"a": 1}, "x"]}`, `any of {"a": 1}, "x"`},
+		{"unordered", `{"a": {"$unordered": ["x", {"$text": "Y"}, {"b": 1}]}}`, `{"a": in any order ["x", text like "Y", {"b": 1}]}`},
+		{"unordered empty", `{"a": {"$unordered": []}}`, `{"a": in any order []}`},
+		{"unordered nested", `{"a": {"$optional": {"$unordered": [{"$unordered": [1]}]}}}`, `{"a": (optional in any order [in any order [1]])}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
