@@ -16,4 +16,7 @@ require (
 	golang.org/x/term v0.47.0
 )
 
-require golang.org/x/text v0.43.0 // indirect
+require (
+	github.com/klauspost/compress v1.20.4 // indirect
+	golang.org/x/text v0.43.0 // indirect
+)
