@@ -414,7 +414,7 @@ func report(w io.Writer, file string, res *runlog.Result, targets []target) {
 		}
 		lines := plural(s.Lines(), "line")
 		if s.Trials > 0 {
-			lines += fmt.Sprintf(", %d trials per case", s.Trials)
+			lines += fmt.Sprintf(" (%d trials per case)", s.Trials)
 		}
 		verb := "wrote"
 		if t.replacing {
@@ -428,7 +428,11 @@ func report(w io.Writer, file string, res *runlog.Result, targets []target) {
 		if len(s.Failed) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "  %s failed and got no line; their cases are judged missing_output:\n", plural(len(s.Failed), "record"))
+		if len(s.Failed) == 1 {
+			fmt.Fprintln(w, "  1 record failed and got no line; its case is judged missing_output:")
+		} else {
+			fmt.Fprintf(w, "  %d records failed and got no line; their cases are judged missing_output:\n", len(s.Failed))
+		}
 		for i, f := range s.Failed {
 			if i == maxListedFailures {
 				fmt.Fprintf(w, "    … and %d more\n", len(s.Failed)-i)

@@ -126,9 +126,9 @@ func TestBadInput(t *testing.T) {
 		{"no lines", AnthropicBatch, "\n\n", nil, "log: this is not an Anthropic Message Batches results file: it holds nothing but white space"},
 
 		// Ids that are not in the suite: the first 20 and a count.
-		{"unknown ids", OpenAIBatch, manyLines, []string{"known"}, `log: the run answers 25 case ids that are not in the suite: "unknown-00", "unknown-01", "unknown-02", "unknown-03", "unknown-04", "unknown-05", "unknown-06", "unknown-07", "unknown-08", "unknown-09", "unknown-10", "unknown-11", "unknown-12", "unknown-13", "unknown-14", "unknown-15", "unknown-16", "unknown-17", "unknown-18", "unknown-19" and 5 more; add those cases to cases.jsonl`},
+		{"unknown ids", OpenAIBatch, manyLines, []string{"known"}, `log: the run answers 25 cases whose ids are not in the suite: "unknown-00", "unknown-01", "unknown-02", "unknown-03", "unknown-04", "unknown-05", "unknown-06", "unknown-07", "unknown-08", "unknown-09", "unknown-10", "unknown-11", "unknown-12", "unknown-13", "unknown-14", "unknown-15", "unknown-16", "unknown-17", "unknown-18", "unknown-19" and 5 more; add them to cases.jsonl`},
 		{"an unknown id of a failed record", Inspect, inspectLog(`{"id": 1, "epoch": 1}`, `{"id": 2, "epoch": 1, "error": {"message": "x"}}`), []string{"1"},
-			`log: the run answers 1 case an id that is not in the suite: "2"`},
+			`log: the run answers a case whose id is not in the suite: "2"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

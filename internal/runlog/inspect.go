@@ -411,6 +411,9 @@ func (r *reader) end() error {
 	return r.syntax(err)
 }
 
+// maxZstdWindow is the largest zstd window a member may use.
+const maxZstdWindow = 64 << 20
+
 // readInspectEval reads an .eval archive: the header, then each sample
 // member in the order the archive lists them.
 func readInspectEval(im *importer) error {
@@ -419,8 +422,9 @@ func readInspectEval(im *importer) error {
 		return &suite.InputError{File: im.src.Name, Msg: fmt.Sprintf("not a complete zip archive (%v): the .eval log is truncated or damaged; import the complete file", err)}
 	}
 	// Registered on this reader only: other zip readers of the program
-	// keep the standard methods.
-	dz := zstd.ZipDecompressor(zstd.WithDecoderLowmem(true), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(128<<20))
+	// keep the standard methods. The window bound keeps a hostile frame
+	// from asking for gigabytes; Inspect's default level uses a few MiB.
+	dz := zstd.ZipDecompressor(zstd.WithDecoderLowmem(true), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow))
 	zr.RegisterDecompressor(zstd.ZipMethodWinZip, dz)
 	zr.RegisterDecompressor(zstd.ZipMethodPKWare, dz)
 	var h inspectHeader

@@ -140,12 +140,12 @@ func (e *UnknownIDsError) Error() string {
 	if e.Count > len(e.IDs) {
 		more = fmt.Sprintf(" and %d more", e.Count-len(e.IDs))
 	}
-	noun := "ids that are"
+	what := fmt.Sprintf("%d cases whose ids are", e.Count)
 	if e.Count == 1 {
-		noun = "an id that is"
+		what = "a case whose id is"
 	}
-	return fmt.Sprintf("%s: the run answers %d case %s not in the suite: %s%s; add those cases to cases.jsonl, or import into a data folder whose suite has them (nothing was written)",
-		e.File, e.Count, noun, strings.Join(quoted, ", "), more)
+	return fmt.Sprintf("%s: the run answers %s not in the suite: %s%s; add them to cases.jsonl, or import into the data folder of the suite the run was made for (nothing was written)",
+		e.File, what, strings.Join(quoted, ", "), more)
 }
 
 // Import reads the run log src of the given format.
