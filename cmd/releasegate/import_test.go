@@ -405,3 +405,74 @@ func TestImportRealLogs(t *testing.T) {
 		})
 	}
 }
+
+// importedExample is the example data folder whose snapshots were
+// imported from run logs.
+const importedExample = "../../examples/imported"
+
+// readmeImports returns the import commands of the example's README, as
+// arguments after "releasegate".
+func readmeImports(t *testing.T) [][]string {
+	t.Helper()
+	var cmds [][]string
+	for _, line := range strings.Split(readFile(t, filepath.Join(importedExample, "README.md")), "\n") {
+		if fields := strings.Fields(line); len(fields) > 2 && fields[0] == "releasegate" && fields[1] == "import" {
+			cmds = append(cmds, fields[1:])
+		}
+	}
+	if len(cmds) != 2 {
+		t.Fatalf("the README gives %d import commands, want the 2 that made the snapshots", len(cmds))
+	}
+	return cmds
+}
+
+// TestImportedExampleIsReproducible runs the README's import commands
+// into a copy of the example without its snapshots: they must write the
+// committed snapshots byte for byte.
+func TestImportedExampleIsReproducible(t *testing.T) {
+	data := copyTree(t, importedExample)
+	if err := os.RemoveAll(filepath.Join(data, "outputs")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range readmeImports(t) {
+		for i, a := range args {
+			switch {
+			case a == "examples/imported":
+				args[i] = data
+			case strings.HasPrefix(a, "examples/imported/"):
+				args[i] = filepath.Join(importedExample, strings.TrimPrefix(a, "examples/imported/"))
+			}
+		}
+		code, _, stderr := runCmd(t, args...)
+		if code != exitOK {
+			t.Fatalf("releasegate %s: exit %d; stderr: %s", strings.Join(args, " "), code, stderr)
+		}
+	}
+	want := listing(t, filepath.Join(importedExample, "outputs"))
+	got := listing(t, filepath.Join(data, "outputs"))
+	if !mapsEqual(got, want) {
+		t.Errorf("the README's commands write\n%v\nthe committed snapshots are\n%v", got, want)
+	}
+}
+
+func TestImportedExampleBuilds(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "public")
+	code, stdout, stderr := runCmd(t, "build", "--data", importedExample, "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr: %s", code, stderr)
+	}
+	// The README's outcomes, in label order.
+	rest := stdout
+	for _, want := range []string{"claude-haiku-batch", "BLOCK", "support-agent-v1", "PASS"} {
+		i := strings.Index(rest, want)
+		if i < 0 {
+			t.Fatalf("stdout lacks %q in order:\n%s", want, stdout)
+		}
+		rest = rest[i+len(want):]
+	}
+	for _, f := range []string{"index.html", "results/support-agent-v1.json", "results/claude-haiku-batch.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
