@@ -1,6 +1,7 @@
 package runlog
 
 import (
+	"archive/zip"
 	"bufio"
 	"flag"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // The benchmarks import a generated log of -runlog.mb megabytes from a
@@ -44,6 +47,26 @@ func writeInspectLog(w io.Writer, mb int) {
 	}
 	bw.WriteString("]}\n")
 	bw.Flush()
+}
+
+// writeInspectEval writes an .eval archive whose zstd-compressed sample
+// members add up to about mb megabytes, as writeInspectLog's samples.
+func writeInspectEval(w io.Writer, mb int) {
+	zw := zip.NewWriter(w)
+	zw.RegisterCompressor(zstd.ZipMethodWinZip, zstd.ZipCompressor(zstd.WithEncoderConcurrency(1)))
+	add := func(name, data string) {
+		f, _ := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zstd.ZipMethodWinZip})
+		io.WriteString(f, data)
+	}
+	written := 0
+	for i := 0; written < mb<<20; i++ {
+		s := fmt.Sprintf(`{"id": "case-%d", "epoch": %d, "input": %q, "messages": [{"role": "user", "content": %q}, {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": "lookup", "arguments": {"id": %d, "fields": ["a", "b"]}, "type": "function"}]}], "events": [{"event": "model", "input": %q, "seq": %d}], "model_usage": {"openai/gpt-4.1": {"input_tokens": 1200, "output_tokens": 85, "total_cost": 0.00061}}, "total_time": 12.345, "attachments": {}}`,
+			i/3, i%3+1, filler[:200], filler[:300], i, filler, i)
+		add(fmt.Sprintf("samples/case-%d_epoch_%d.json", i/3, i%3+1), s)
+		written += len(s)
+	}
+	add("header.json", `{"version": 2, "status": "success", "eval": {"task": "big", "model": "openai/gpt-4.1", "created": "2026-01-01T00:00:00Z", "config": {"epochs": 3}}}`)
+	zw.Close()
 }
 
 // writePromptfooExport writes a promptfoo export of about mb megabytes.
@@ -154,6 +177,12 @@ func benchmarkImport(b *testing.B, format Format, name string, write func(io.Wri
 
 func BenchmarkImportInspectJSON(b *testing.B) {
 	benchmarkImport(b, Inspect, "inspect-big.json", writeInspectLog)
+}
+
+// BenchmarkImportInspectEval's MB/s are of the archive; its members
+// hold about -runlog.mb megabytes of JSON, compressed many times over.
+func BenchmarkImportInspectEval(b *testing.B) {
+	benchmarkImport(b, Inspect, "inspect-big.eval", writeInspectEval)
 }
 
 func BenchmarkImportPromptfoo(b *testing.B) {

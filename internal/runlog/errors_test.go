@@ -110,7 +110,7 @@ func TestBadInput(t *testing.T) {
 		{"negative time", Inspect, inspectLog(`{"id": 1, "epoch": 1, "total_time": -0.5}`), nil,
 			"log:6: samples[0].total_time: -0.5 is negative"},
 		{"epoch 0", Inspect, inspectLog(`{"id": 1, "epoch": 0}`), nil,
-			"log:6: samples[0].epoch: epoch 0 is not a positive whole number"},
+			"log:6: samples[0].epoch: epoch 0 is not a whole number from 1 to 1048576"},
 		{"one sample twice", Inspect, inspectLog(`{"id": 1, "epoch": 1}`, `{"id": "1", "epoch": 1}`), nil,
 			`log: case "1" is answered twice (samples[0] and samples[1])`},
 		{"empty tool name", Inspect, inspectLog(`{"id": 1, "epoch": 1, "messages": [{"role": "assistant", "tool_calls": [{"id": "c", "function": "", "arguments": {}}]}]}`), nil,

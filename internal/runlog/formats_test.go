@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -289,4 +290,51 @@ func TestAnthropicBatch(t *testing.T) {
 			{CaseID: "m-4", Reason: "expired: the batch ended before the request was processed"},
 		},
 	}})
+}
+
+// TestPromptfooJSONLines: promptfoo eval -o results.jsonl writes one
+// result a line; it imports to the same lines as the export, without the
+// export's timestamp and description.
+func TestPromptfooJSONLines(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "promptfoo-agent.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var export struct {
+		Results struct {
+			Results []json.RawMessage `json:"results"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(b, &export); err != nil {
+		t.Fatal(err)
+	}
+	var jsonl bytes.Buffer
+	for _, r := range export.Results.Results {
+		var line bytes.Buffer
+		json.Compact(&line, r)
+		jsonl.Write(append(line.Bytes(), '\n'))
+	}
+	fromExport := importFile(t, Promptfoo, "promptfoo-agent.json", Options{})
+	res, err := Import(Promptfoo, bytesSource("results.jsonl", jsonl.Bytes()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Snapshots) != 2 {
+		t.Fatalf("%d snapshots, want 2", len(res.Snapshots))
+	}
+	for i, s := range res.Snapshots {
+		want := fromExport.Snapshots[i]
+		if !bytes.Equal(linesOfSnapshot(t, s), linesOfSnapshot(t, want)) || s.Provider != want.Provider || !slices.Equal(s.Failed, want.Failed) {
+			t.Errorf("snapshot %d differs from the export's", i)
+		}
+		if s.Meta != (Meta{Model: want.Meta.Model}) {
+			t.Errorf("snapshot %d: meta %+v, want the model alone", i, s.Meta)
+		}
+	}
+	// A result without a case id is named by its line.
+	bad := append(jsonl.Bytes(), `{"provider": {"id": "p"}, "promptIdx": 0, "response": {"output": "x"}}`+"\n"...)
+	_, err = Import(Promptfoo, bytesSource("results.jsonl", bad), Options{})
+	if err == nil || !strings.Contains(err.Error(), "results.jsonl:9: 1 of the 9 results have no case id (line 9)") {
+		t.Errorf("error %v, want one naming line 9", err)
+	}
 }

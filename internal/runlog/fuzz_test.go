@@ -155,7 +155,8 @@ func FuzzInspectEval(f *testing.F) {
 }
 
 func FuzzPromptfoo(f *testing.F) {
-	fuzzSeeds(f, "promptfoo-", []byte(promptfooExport(pfLine("a", "p", "x", `, "latencyMs": 3`), pfLine("a", "p", "x", `, "failureReason": 2`))))
+	fuzzSeeds(f, "promptfoo-", []byte(promptfooExport(pfLine("a", "p", "x", `, "latencyMs": 3`), pfLine("a", "p", "x", `, "failureReason": 2`))),
+		[]byte(pfLine("a", "p", "x", `, "latencyMs": 3`)+"\n"+pfLine("b", "q", "x", `, "cost": 0.5`)+"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { checkImport(t, Promptfoo, data, true) })
 }
 

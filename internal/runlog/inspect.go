@@ -2,6 +2,7 @@ package runlog
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -142,6 +143,9 @@ func (r *reader) sampleID() (string, int64, error) {
 	return "", off, r.fail("expected a string or a number, got %s", kindName(k))
 }
 
+// maxEpoch bounds an epoch number, far above any run's.
+const maxEpoch = 1 << 20
+
 // attachmentPrefix marks a string that Inspect moved into the sample's
 // attachments to keep the log small (inspect_ai/log/_condense.py).
 const attachmentPrefix = "attachment://"
@@ -173,8 +177,8 @@ func (im *importer) inspectSample(r *reader, at int64) (*record, error) {
 				return err
 			}
 			off := r.here()
-			if rec.trial, err = r.integer(); err == nil && rec.trial < 1 {
-				err = &problem{doc: r.doc, off: off, field: r.field(), msg: fmt.Sprintf("epoch %d is not a positive whole number", rec.trial)}
+			if rec.trial, err = r.integer(); err == nil && (rec.trial < 1 || rec.trial > maxEpoch) {
+				err = &problem{doc: r.doc, off: off, field: r.field(), msg: fmt.Sprintf("epoch %d is not a whole number from 1 to %d", rec.trial, maxEpoch)}
 			}
 		case "messages":
 			if null, err := r.isNull(); null || err != nil {
@@ -417,7 +421,7 @@ const maxZstdWindow = 64 << 20
 // readInspectEval reads an .eval archive: the header, then each sample
 // member in the order the archive lists them.
 func readInspectEval(im *importer) error {
-	zr, err := zip.NewReader(im.src.Data, im.src.Size)
+	zr, err := zip.NewReader(&blockCache{r: im.src.Data, size: im.src.Size}, im.src.Size)
 	if err != nil {
 		return &suite.InputError{File: im.src.Name, Msg: fmt.Sprintf("not a complete zip archive (%v): the .eval log is truncated or damaged; import the complete file", err)}
 	}
@@ -460,6 +464,43 @@ func readInspectEval(im *importer) error {
 	return im.inspectFinish(&h)
 }
 
+// blockCache reads an archive a block at a time: a member is read in
+// many small reads, which would otherwise each be a system call.
+type blockCache struct {
+	r     io.ReaderAt
+	size  int64
+	block []byte
+	start int64 // the offset of block[0]; the block is empty at first
+}
+
+const cacheBlock = 1 << 20
+
+func (c *blockCache) ReadAt(p []byte, off int64) (int, error) {
+	if len(p) >= cacheBlock {
+		return c.r.ReadAt(p, off)
+	}
+	n := 0
+	for n < len(p) {
+		at := off + int64(n)
+		if at >= c.size {
+			return n, io.EOF
+		}
+		if at < c.start || at >= c.start+int64(len(c.block)) {
+			if c.block == nil {
+				c.block = make([]byte, cacheBlock)
+			}
+			start := at - at%cacheBlock
+			got, err := c.r.ReadAt(c.block[:cap(c.block)], start)
+			if got == 0 && err != nil {
+				return n, err
+			}
+			c.block, c.start = c.block[:got], start
+		}
+		n += copy(p[n:], c.block[at-c.start:])
+	}
+	return n, nil
+}
+
 func findMember(zr *zip.Reader, name string) *zip.File {
 	for _, f := range zr.File {
 		if f.Name == name {
@@ -478,7 +519,12 @@ func readMember(im *importer, f *zip.File, read func(r *reader) error) error {
 		return memberError(name, err)
 	}
 	defer rc.Close()
-	r := newReader(rc, doc{name: name, lines: linesOf(f.Open)})
+	if im.memberBuf == nil {
+		im.memberBuf = bufio.NewReaderSize(rc, 64<<10)
+	} else {
+		im.memberBuf.Reset(rc)
+	}
+	r := readerWith(im.memberBuf, doc{name: name, lines: linesOf(f.Open)})
 	err = read(r)
 	if err == nil {
 		err = r.end()

@@ -92,7 +92,13 @@ type reader struct {
 // buffer: the decoder asks for a few kilobytes at a time, and a log of
 // gigabytes would otherwise cost a system call for each.
 func newReader(r io.Reader, d doc) *reader {
-	return &reader{dec: jsontext.NewDecoder(bufio.NewReaderSize(r, 256<<10)), doc: d}
+	return readerWith(bufio.NewReaderSize(r, 256<<10), d)
+}
+
+// readerWith reads through a buffer the caller keeps, as the importer
+// does for the many small members of an archive.
+func readerWith(br *bufio.Reader, d doc) *reader {
+	return &reader{dec: jsontext.NewDecoder(br), doc: d}
 }
 
 // field is the JSON path of the value about to be read, as the rest of

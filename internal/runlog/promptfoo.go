@@ -1,6 +1,7 @@
 package runlog
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -39,18 +40,25 @@ type pfResult struct {
 	in, out                   *Decimal
 }
 
-// readPromptfoo reads a promptfoo export, one result at a time.
+// readPromptfoo reads a promptfoo export, one result at a time: the
+// JSON document -o results.json writes, or the JSON Lines of results that
+// -o results.jsonl writes (which record no timestamp or description).
 func readPromptfoo(im *importer) error {
+	p := &pfState{im: im, occurrences: map[pfKey]int{}, providers: map[string][2]string{}, groups: map[string]string{}, prompts: map[string]int32{}}
+	if promptfooLines(im.src) {
+		err := readJSONLines(im, func(r *reader, at int64) error {
+			return p.result(r, at, "line "+strconv.Itoa(r.doc.lineAt(at)), "", "")
+		})
+		if err != nil {
+			return err
+		}
+		return p.finish("", "")
+	}
 	d := doc{name: im.src.Name, lines: linesOf(func() (io.ReadCloser, error) {
 		return io.NopCloser(io.NewSectionReader(im.src.Data, 0, im.src.Size)), nil
 	})}
 	r := newReader(io.NewSectionReader(im.src.Data, 0, im.src.Size), d)
 	var timestamp, description string
-	occurrences := map[[3]string]int{}
-	providers := map[string]*pfResult{}
-	var noID []string
-	var noIDOff int64
-	noIDCount, total := 0, 0
 	err := r.members(func(name []byte) error {
 		switch string(name) {
 		case "results":
@@ -62,44 +70,8 @@ func readPromptfoo(im *importer) error {
 					return err
 				case "results":
 					return r.elements(func(i int) error {
-						total++
-						off, field := r.here(), r.field()
-						res, err := r.promptfooResult()
-						if err != nil {
-							return err
-						}
-						rec := &record{at: int64(i), idDoc: r.doc}
-						for j, id := range res.ids {
-							if id != "" {
-								rec.caseID, rec.idOff = id, res.idOffs[j]
-								rec.idField = "results.results[" + strconv.Itoa(i) + "]." + idSources[j]
-								break
-							}
-						}
-						if rec.caseID == "" {
-							if noIDCount == 0 {
-								noIDOff = off
-							}
-							noIDCount++
-							if len(noID) < 5 {
-								noID = append(noID, field)
-							} else if len(noID) == 5 {
-								noID = append(noID, "…")
-							}
-							return nil
-						}
-						if len(noID) > 0 {
-							return nil // the file is refused; only the list grows
-						}
-						rec.group = res.providerID + "\x00" + res.providerLabel
-						if _, ok := providers[rec.group]; !ok {
-							providers[rec.group] = res
-						}
-						k := [3]string{rec.group, rec.caseID, res.promptID + "\x00" + res.promptIdx}
-						occurrences[k]++
-						rec.trial = occurrences[k]
-						im.promptfooRecord(rec, res)
-						return im.add(rec)
+						prefix := "results.results[" + strconv.Itoa(i) + "]"
+						return p.result(r, int64(i), prefix, prefix, prefix+".")
 					})
 				}
 				return r.skip()
@@ -125,12 +97,113 @@ func readPromptfoo(im *importer) error {
 	if err != nil {
 		return err
 	}
-	if len(noID) > 0 {
-		return &suite.InputError{File: im.src.Name, Line: d.lineAt(noIDOff), Field: noID[0],
-			Msg: fmt.Sprintf("%d of the %d results have no case id (%s): give every test one, as metadata: {case_id: …} (or vars: {case_id: …}, or a description) in the promptfoo config, and run the eval again",
-				noIDCount, total, strings.Join(noID, ", "))}
-	}
 	im.locate = func(at int64) string { return fmt.Sprintf("results.results[%d]", at) }
+	return p.finish(timestamp, description)
+}
+
+// promptfooLines reports whether a promptfoo file holds JSON Lines of
+// results rather than an export: its first object is a result.
+func promptfooLines(src Source) bool {
+	head := make([]byte, min(src.Size, sniffBytes))
+	n, _ := src.Data.ReadAt(head, 0)
+	text := bytes.TrimLeft(bytes.TrimPrefix(head[:n], []byte("\xef\xbb\xbf")), " \t\r\n")
+	keys, _, _ := topKeys(text)
+	return isPromptfooResult(keys)
+}
+
+// isPromptfooResult reports whether the member names of an object are an
+// EvaluateResult's.
+func isPromptfooResult(keys map[string]bool) bool {
+	return keys["testCase"] || keys["provider"] && (keys["response"] || keys["promptIdx"] || keys["failureReason"])
+}
+
+// pfState is what reading a promptfoo file keeps from result to result.
+type pfState struct {
+	im *importer
+	// occurrences counts the answers so far of each provider, case and
+	// prompt; providers and prompts are numbered, so that a key costs
+	// the case id and two numbers, not three strings a result.
+	occurrences map[pfKey]int
+	providers   map[string][2]string // a provider's id and label, by its key
+	groups      map[string]string    // a provider's key, kept once
+	prompts     map[string]int32
+	noID        []string             // where results without a case id are
+	noIDOff     int64
+	noIDDoc     doc
+	noIDField   string
+	noIDCount   int
+	total       int
+}
+
+// result reads one EvaluateResult at `at` (an index or an offset), named
+// where in messages; field is its JSON path and idPrefix what its id
+// fields' paths start with.
+func (p *pfState) result(r *reader, at int64, where, field, idPrefix string) error {
+	p.total++
+	off := r.here()
+	res, err := r.promptfooResult()
+	if err != nil {
+		return err
+	}
+	rec := &record{at: at, idDoc: r.doc}
+	for j, id := range res.ids {
+		if id != "" {
+			rec.caseID, rec.idOff, rec.idField = id, res.idOffs[j], idPrefix+idSources[j]
+			break
+		}
+	}
+	if rec.caseID == "" {
+		if p.noIDCount == 0 {
+			p.noIDOff, p.noIDDoc, p.noIDField = off, r.doc, field
+		}
+		p.noIDCount++
+		if len(p.noID) < 5 {
+			p.noID = append(p.noID, where)
+		} else if len(p.noID) == 5 {
+			p.noID = append(p.noID, "…")
+		}
+		return nil
+	}
+	if p.noIDCount > 0 {
+		return nil // the file is refused; only the list grows
+	}
+	group := res.providerID + "\x00" + res.providerLabel
+	if g, ok := p.groups[group]; ok {
+		rec.group = g
+	} else {
+		rec.group = group
+		p.groups[group] = group
+		p.providers[group] = [2]string{res.providerID, res.providerLabel}
+	}
+	prompt := res.promptID + "\x00" + res.promptIdx
+	n, ok := p.prompts[prompt]
+	if !ok {
+		n = int32(len(p.prompts))
+		p.prompts[prompt] = n
+	}
+	k := pfKey{group: rec.group, prompt: n, caseID: rec.caseID}
+	p.occurrences[k]++
+	rec.trial = p.occurrences[k]
+	p.im.promptfooRecord(rec, res)
+	return p.im.add(rec)
+}
+
+// pfKey is a provider (its interned key), a prompt and a case.
+type pfKey struct {
+	group  string
+	prompt int32
+	caseID string
+}
+
+// finish refuses a file with results that have no case id, and gives
+// each provider's snapshot its name and meta.
+func (p *pfState) finish(timestamp, description string) error {
+	im := p.im
+	if p.noIDCount > 0 {
+		return &suite.InputError{File: im.src.Name, Line: p.noIDDoc.lineAt(p.noIDOff), Field: p.noIDField,
+			Msg: fmt.Sprintf("%d of the %d results have no case id (%s): give every test one, as metadata: {case_id: …} (or vars: {case_id: …}, or a description) in the promptfoo config, and run the eval again",
+				p.noIDCount, p.total, strings.Join(p.noID, ", "))}
+	}
 	recordedAt := ""
 	if timestamp != "" {
 		if _, ok := load.RecordedAt(&suite.Meta{RecordedAt: timestamp}); ok {
@@ -140,12 +213,12 @@ func readPromptfoo(im *importer) error {
 		}
 	}
 	for _, s := range im.snapshots {
-		p := providers[s.ProviderKey]
-		s.Provider = p.providerLabel
+		id, label := p.providers[s.ProviderKey][0], p.providers[s.ProviderKey][1]
+		s.Provider = label
 		if s.Provider == "" {
-			s.Provider = p.providerID
+			s.Provider = id
 		}
-		s.Meta = Meta{RecordedAt: recordedAt, Model: p.providerID, Description: description}
+		s.Meta = Meta{RecordedAt: recordedAt, Model: id, Description: description}
 	}
 	return nil
 }

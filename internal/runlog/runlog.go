@@ -15,9 +15,11 @@
 package runlog
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -66,9 +68,7 @@ func (f Format) Describe() string {
 // Source is the run log to read.
 type Source struct {
 	Name string // the path as the user gave it, for messages
-	Data interface {
-		ReadAt(p []byte, off int64) (int, error)
-	}
+	Data io.ReaderAt
 	Size int64
 }
 
@@ -212,6 +212,9 @@ type importer struct {
 	records   int
 	status    string
 	notes     []string
+	// memberBuf is the read buffer of an archive's members, one at a
+	// time.
+	memberBuf *bufio.Reader
 	// locate names where the record at `at` is: "line 7",
 	// "samples/3_epoch_1.json", "results.results[4]".
 	locate func(at int64) string
@@ -267,7 +270,9 @@ func (im *importer) add(rec *record) error {
 		return &problem{doc: rec.idDoc, off: rec.idOff, field: rec.idField, msg: err.Error()}
 	}
 	id := rec.caseID
-	if _, ok := im.firstSeen[id]; !ok {
+	// Without a suite, lines follow the order the run first names their
+	// cases; with one, the suite's order, and the map is not needed.
+	if _, ok := im.firstSeen[id]; !ok && im.suite == nil {
 		im.firstSeen[id] = len(im.firstSeen)
 	}
 	if im.suite != nil {
@@ -289,7 +294,7 @@ func (im *importer) add(rec *record) error {
 	s.Records++
 	s.maxTrial = max(s.maxTrial, rec.trial)
 	if rec.failed != "" {
-		s.failed = append(s.failed, failedEntry{id: id, trial: rec.trial, at: rec.at, reason: rec.failed})
+		s.failed = append(s.failed, failedEntry{id: id, trial: int32(rec.trial), at: rec.at, reason: rec.failed})
 		return nil
 	}
 	s.addModel(rec.model)
@@ -306,7 +311,7 @@ func (im *importer) add(rec *record) error {
 	if _, err := s.store.Write(tail); err != nil {
 		return fmt.Errorf("keeping the lines of %s: %w", im.src.Name, err)
 	}
-	s.entries = append(s.entries, entry{id: id, trial: rec.trial, off: s.size, n: len(tail), at: rec.at})
+	s.entries = append(s.entries, entry{id: id, trial: int32(rec.trial), off: s.size, n: int32(len(tail)), at: rec.at})
 	s.size += int64(len(tail))
 	return nil
 }
@@ -323,14 +328,14 @@ func (im *importer) setRunOrder(ids []string) {
 }
 
 // rank is the place of an id in the order lines go out.
-func (im *importer) rank(id string) int {
+func (im *importer) rank(id string) int32 {
 	if im.suite != nil {
-		return im.suite[id]
+		return int32(im.suite[id])
 	}
 	if i, ok := im.runOrder[id]; ok {
-		return i
+		return int32(i)
 	}
-	return len(im.runOrder) + im.firstSeen[id]
+	return int32(len(im.runOrder) + im.firstSeen[id])
 }
 
 // wordError turns what went wrong while reading into what the user

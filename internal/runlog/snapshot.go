@@ -119,17 +119,17 @@ type Snapshot struct {
 // `{"case_id": …, "trial": n, `) is at off, n bytes.
 type entry struct {
 	id    string
-	trial int
-	rank  int
 	off   int64
-	n     int
 	at    int64 // where the record is, for messages (see locate)
+	trial int32
+	rank  int32
+	n     int32
 }
 
 type failedEntry struct {
 	id     string
-	trial  int
-	rank   int
+	trial  int32
+	rank   int32
 	at     int64
 	reason string
 }
@@ -151,7 +151,7 @@ func (s *Snapshot) WriteLines(w io.Writer) error {
 			head = strconv.AppendInt(head, int64(e.trial), 10)
 		}
 		head = append(head, ", "...)
-		tail, err := back.at(e.off, e.n)
+		tail, err := back.at(e.off, int(e.n))
 		if err != nil {
 			return fmt.Errorf("reading the lines back: %w", err)
 		}
@@ -260,7 +260,7 @@ const maxTail = load.MaxLineBytes - 2048
 
 // finish decides trials and order, and finds duplicates. rank gives
 // each id its place; ids come here already checked against the suite.
-func (s *Snapshot) finish(rank func(id string) int, locate func(at int64) string) error {
+func (s *Snapshot) finish(rank func(id string) int32, locate func(at int64) string) error {
 	if s.trialsByRun || s.maxTrial > 1 {
 		s.Trials = max(s.maxTrial, 1)
 	} else {
@@ -277,7 +277,7 @@ func (s *Snapshot) finish(rank func(id string) int, locate func(at int64) string
 	for i := range s.failed {
 		s.failed[i].rank = rank(s.failed[i].id)
 	}
-	byPlace := func(r1 int, id1 string, t1 int, r2 int, id2 string, t2 int) int {
+	byPlace := func(r1 int32, id1 string, t1 int32, r2 int32, id2 string, t2 int32) int {
 		if c := cmp.Compare(r1, r2); c != 0 {
 			return c
 		}
@@ -292,7 +292,7 @@ func (s *Snapshot) finish(rank func(id string) int, locate func(at int64) string
 	// twice either way, is one answer too many for a snapshot.
 	type key struct {
 		id    string
-		trial int
+		trial int32
 	}
 	seen := make(map[key]int64, len(s.failed))
 	for _, f := range s.failed {
@@ -312,7 +312,7 @@ func (s *Snapshot) finish(rank func(id string) int, locate func(at int64) string
 	}
 	s.Failed = make([]Failure, len(s.failed))
 	for i, f := range s.failed {
-		s.Failed[i] = Failure{CaseID: f.id, Trial: f.trial, Reason: f.reason}
+		s.Failed[i] = Failure{CaseID: f.id, Trial: int(f.trial), Reason: f.reason}
 	}
 	if s.Meta.Model == "" && len(s.modelOrder) == 1 {
 		s.Meta.Model = s.modelOrder[0]
@@ -342,11 +342,11 @@ func (e *DuplicateError) Error() string {
 	return fmt.Sprintf("%s: %s is answered twice (%s and %s); a snapshot holds one answer per case and trial: import runs that answer each case once per trial, or give the records distinct case ids", e.File, what, e.First, e.Second)
 }
 
-func (s *Snapshot) duplicate(id string, trial int, a, b int64, locate func(int64) string) error {
+func (s *Snapshot) duplicate(id string, trial int32, a, b int64, locate func(int64) string) error {
 	if a > b {
 		a, b = b, a
 	}
-	return &DuplicateError{Provider: s.Provider, CaseID: id, Trial: trial, First: locate(a), Second: locate(b)}
+	return &DuplicateError{Provider: s.Provider, CaseID: id, Trial: int(trial), First: locate(a), Second: locate(b)}
 }
 
 // addModel notes the model of one answer, for meta.json's model when

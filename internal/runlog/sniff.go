@@ -107,7 +107,7 @@ func sniff(src Source) look {
 		return look{what: "it is an Anthropic Message Batches requests file; import the results of the batch"}
 	case has("eval") || has("samples") && (has("version") || has("status")):
 		return look{format: Inspect}
-	case has("evalId") || has("results") && (sub["results"] || sub["table"] || sub["timestamp"] || sub["prompts"]):
+	case has("evalId") || has("results") && (sub["results"] || sub["table"] || sub["timestamp"] || sub["prompts"]) || isPromptfooResult(keys):
 		return look{format: Promptfoo}
 	case complete && has("custom_id"):
 		return look{what: "its first line has a custom_id but neither a response (OpenAI) nor a result (Anthropic)"}
