@@ -3,6 +3,8 @@ package runlog
 import (
 	"strings"
 	"testing"
+
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 func TestDecimal(t *testing.T) {
@@ -95,7 +97,7 @@ func TestDeriveLabel(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("DeriveLabel(%q) = %q, want %q", tt.name, got, tt.want)
 		}
-		if got != "" && (len(got) > 64 || strings.Trim(got[:1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "") {
+		if got != "" && !suite.SafeID(got) {
 			t.Errorf("DeriveLabel(%q) = %q, which is not a label", tt.name, got)
 		}
 	}

@@ -127,7 +127,7 @@ type pfState struct {
 	providers   map[string][2]string // a provider's id and label, by its key
 	groups      map[string]string    // a provider's key, kept once
 	prompts     map[string]int32
-	noID        []string             // where results without a case id are
+	noID        []string // where results without a case id are
 	noIDOff     int64
 	noIDDoc     doc
 	noIDField   string

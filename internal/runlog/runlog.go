@@ -199,12 +199,12 @@ type importer struct {
 	ctx     context.Context
 	checkID func(string) error
 
-	suite     map[string]int
-	firstSeen map[string]int // run order of the ids, without a suite
-	runOrder  map[string]int // the run's own order, where it records one
-	unknown   []string
-	unknownN  int
-	unknownOK map[string]bool
+	suite       map[string]int
+	firstSeen   map[string]int // run order of the ids, without a suite
+	runOrder    map[string]int // the run's own order, where it records one
+	unknown     []string
+	unknownN    int
+	unknownSeen map[string]bool
 
 	snapshots []*Snapshot
 	byGroup   map[string]*Snapshot
@@ -276,11 +276,11 @@ func (im *importer) add(rec *record) error {
 		im.firstSeen[id] = len(im.firstSeen)
 	}
 	if im.suite != nil {
-		if _, ok := im.suite[id]; !ok && !im.unknownOK[id] {
-			if im.unknownOK == nil {
-				im.unknownOK = map[string]bool{}
+		if _, ok := im.suite[id]; !ok && !im.unknownSeen[id] {
+			if im.unknownSeen == nil {
+				im.unknownSeen = map[string]bool{}
 			}
-			im.unknownOK[id] = true
+			im.unknownSeen[id] = true
 			im.unknownN++
 			if len(im.unknown) < MaxUnknownListed {
 				im.unknown = append(im.unknown, id)
