@@ -161,6 +161,13 @@ func TestImportRefusesAndWritesNothing(t *testing.T) {
 			b, _ := os.ReadFile(promptfoo)
 			return []string{"promptfoo", writeFile(t, filepath.Join(t.TempDir(), "cut.json"), string(b[:len(b)/2])), "--data", data}
 		}, exitFail, "cut.json:52: results.results[3].testIdx: the file ends in the middle of a JSON value"},
+		{"a truncated .eval", func(t *testing.T, data string) []string {
+			b, _ := os.ReadFile(filepath.Join(importedExample, "runs", "support-agent.eval"))
+			return []string{"inspect", writeFile(t, filepath.Join(t.TempDir(), "cut.eval"), string(b[:len(b)-100])), "--data", data}
+		}, exitFail, "cut.eval: not a complete zip archive"},
+		{"a truncated batch file", func(t *testing.T, data string) []string {
+			return []string{"anthropic-batch", writeFile(t, filepath.Join(t.TempDir(), "cut.jsonl"), minimalBatch[:len(minimalBatch)-20]), "--data", data}
+		}, exitFail, "cut.jsonl:3: result: the file ends in the middle of a JSON value"},
 		{"a log of another format", func(t *testing.T, data string) []string {
 			return []string{"openai-batch", promptfoo, "--data", data}
 		}, exitFail, "this looks like a promptfoo export, not an OpenAI Batch API output file; try `releasegate import promptfoo " + promptfoo + "`"},
