@@ -23,10 +23,7 @@ import (
 // readJSONLines calls line with each object of a JSON Lines file and the
 // offset it starts at.
 func readJSONLines(im *importer, line func(r *reader, at int64) error) error {
-	d := doc{name: im.src.Name, lines: linesOf(func() (io.ReadCloser, error) {
-		return io.NopCloser(io.NewSectionReader(im.src.Data, 0, im.src.Size)), nil
-	})}
-	r := newReader(io.NewSectionReader(im.src.Data, 0, im.src.Size), d)
+	d, r := im.document()
 	im.locate = func(at int64) string { return "line " + strconv.Itoa(d.lineAt(at)) }
 	for {
 		k := r.dec.PeekKind()

@@ -171,3 +171,24 @@ func TestWrongFormatErrorTellsWhatItIs(t *testing.T) {
 		t.Errorf("%v: want the command quoted for a shell: %s", err, want)
 	}
 }
+
+func TestByteOrderMark(t *testing.T) {
+	bom := "\xef\xbb\xbf"
+	for _, tt := range []struct {
+		format Format
+		data   string
+	}{
+		{OpenAIBatch, bom + batchLine(`"a"`)},
+		{Inspect, bom + inspectLog(`{"id": 1, "epoch": 1}`)},
+		{Promptfoo, bom + promptfooExport(pfLine("a", "p", "x", ""))},
+	} {
+		res, err := Import(tt.format, bytesSource("log", []byte(tt.data)), Options{})
+		if err != nil || len(res.Snapshots) != 1 || res.Snapshots[0].Lines() != 1 {
+			t.Errorf("%s with a byte order mark: %v", tt.format, err)
+		}
+	}
+	_, err := Import(OpenAIBatch, bytesSource("log", []byte(bom+batchLine(`"a"`)+"{")), Options{})
+	if err == nil || !strings.Contains(err.Error(), "log:2: ") {
+		t.Errorf("error %v, want one on line 2", err)
+	}
+}

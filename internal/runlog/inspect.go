@@ -373,10 +373,7 @@ func resolveAttachments(v jsontext.Value, attachments map[string]string) jsontex
 
 // readInspectJSON reads an EvalLog JSON document, one sample at a time.
 func readInspectJSON(im *importer) error {
-	d := doc{name: im.src.Name, lines: linesOf(func() (io.ReadCloser, error) {
-		return io.NopCloser(io.NewSectionReader(im.src.Data, 0, im.src.Size)), nil
-	})}
-	r := newReader(io.NewSectionReader(im.src.Data, 0, im.src.Size), d)
+	_, r := im.document()
 	var h inspectHeader
 	err := r.members(func(name []byte) error {
 		if string(name) != "samples" {

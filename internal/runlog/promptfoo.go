@@ -3,7 +3,6 @@ package runlog
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -54,10 +53,7 @@ func readPromptfoo(im *importer) error {
 		}
 		return p.finish("", "")
 	}
-	d := doc{name: im.src.Name, lines: linesOf(func() (io.ReadCloser, error) {
-		return io.NopCloser(io.NewSectionReader(im.src.Data, 0, im.src.Size)), nil
-	})}
-	r := newReader(io.NewSectionReader(im.src.Data, 0, im.src.Size), d)
+	_, r := im.document()
 	var timestamp, description string
 	err := r.members(func(name []byte) error {
 		switch string(name) {

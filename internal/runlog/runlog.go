@@ -316,6 +316,19 @@ func (im *importer) add(rec *record) error {
 	return nil
 }
 
+// document starts reading the file as one JSON document or JSON Lines,
+// past a UTF-8 byte order mark if it starts with one.
+func (im *importer) document() (doc, *reader) {
+	start := int64(0)
+	bom := make([]byte, 3)
+	if n, _ := im.src.Data.ReadAt(bom, 0); n == 3 && string(bom) == "\xef\xbb\xbf" {
+		start = 3
+	}
+	body := func() io.Reader { return io.NewSectionReader(im.src.Data, start, im.src.Size-start) }
+	d := doc{name: im.src.Name, lines: linesOf(func() (io.ReadCloser, error) { return io.NopCloser(body()), nil })}
+	return d, newReader(body(), d)
+}
+
 // setRunOrder records the run's own order of its case ids (Inspect's
 // dataset order), which lines follow without a suite.
 func (im *importer) setRunOrder(ids []string) {
