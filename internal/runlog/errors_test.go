@@ -120,7 +120,7 @@ func TestBadInput(t *testing.T) {
 		{"latency of the wrong type", Promptfoo, promptfooExport(pfLine("a", "p", "x", `, "latencyMs": "fast"`)), nil,
 			`log:4: results.results[0].latencyMs: expected a number, got a string`},
 		{"two prompts, one provider", Promptfoo, promptfooExport(pfLine("a", "p", "x", ""), pfLine("a", "p", "y", "")), nil,
-			`log: case "a" of provider "p" is answered twice (results.results[0] and results.results[1])`},
+			`log: case "a" of provider "p" is answered twice (results.results[0] and results.results[1]); a snapshot holds one answer per case and trial: promptfoo answers each test once per prompt, so export an eval of one prompt (promptfoo eval --filter-prompts)`},
 		{"no results", Promptfoo, promptfooExport(), nil, "log: the export holds no results: nothing to import"},
 		{"no samples", Inspect, inspectLog(), nil, "log: the log holds no samples"},
 		{"no lines", AnthropicBatch, "\n\n", nil, "log: this is not an Anthropic Message Batches results file: it holds nothing but white space"},

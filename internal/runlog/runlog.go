@@ -361,6 +361,9 @@ func (im *importer) wordError(err error) error {
 	var d *DuplicateError
 	if errors.As(err, &d) {
 		d.File = im.src.Name
+		if im.format == Promptfoo {
+			d.Hint = "promptfoo answers each test once per prompt, so export an eval of one prompt (promptfoo eval --filter-prompts), or give the tests distinct case ids"
+		}
 	}
 	return err
 }

@@ -329,6 +329,8 @@ type DuplicateError struct {
 	Trial    int
 	First    string // where the first answer is
 	Second   string
+	// Hint says what usually causes it in the run's format.
+	Hint string
 }
 
 func (e *DuplicateError) Error() string {
@@ -339,7 +341,11 @@ func (e *DuplicateError) Error() string {
 	if e.Provider != "" {
 		what += fmt.Sprintf(" of provider %q", e.Provider)
 	}
-	return fmt.Sprintf("%s: %s is answered twice (%s and %s); a snapshot holds one answer per case and trial: import runs that answer each case once per trial, or give the records distinct case ids", e.File, what, e.First, e.Second)
+	fix := "import runs that answer each case once per trial, or give the records distinct case ids"
+	if e.Hint != "" {
+		fix = e.Hint
+	}
+	return fmt.Sprintf("%s: %s is answered twice (%s and %s); a snapshot holds one answer per case and trial: %s", e.File, what, e.First, e.Second, fix)
 }
 
 func (s *Snapshot) duplicate(id string, trial int32, a, b int64, locate func(int64) string) error {
