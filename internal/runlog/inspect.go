@@ -473,6 +473,9 @@ type blockCache struct {
 const cacheBlock = 1 << 20
 
 func (c *blockCache) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("negative offset") // a damaged directory can ask for one
+	}
 	if len(p) >= cacheBlock {
 		return c.r.ReadAt(p, off)
 	}
