@@ -141,10 +141,6 @@ func formatList() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// importIDCheck is the rule for the case ids an import may write: the
-// one place to change when the suite's id grammar is shared.
-func importIDCheck(id string) error { return runlog.CheckID(id) }
-
 func importRun(o importFlags) int {
 	ctx, stop := interruptible()
 	defer stop()
@@ -187,7 +183,7 @@ func importRun(o importFlags) int {
 	src := runlog.Source{Name: o.file, Data: &countingReaderAt{r: f, add: progress}, Size: info.Size()}
 	res, err := runlog.Import(o.format, src, runlog.Options{
 		Context: ctx, Suite: ids, PriceIn: o.priceIn, PriceOut: o.priceOut,
-		NewStore: stores.newStore, CheckID: importIDCheck,
+		NewStore: stores.newStore,
 	})
 	progress(-1)
 	if err != nil {

@@ -118,8 +118,8 @@ func TestImportWritesSnapshotInSuiteOrder(t *testing.T) {
 	}
 	// Suite order (home-1, then home-3); the expired request has no line;
 	// (12 × 3 + 7 × 15) / 10⁶ and (10 × 3 + 5 × 15) / 10⁶.
-	want := `{"case_id": "home-1", "tool_calls": [{"name": "set_light", "arguments": {"room": "hallway", "on": true}}], "citations": [], "latency_ms": null, "cost_usd": 0.000141}
-{"case_id": "home-3", "tool_calls": [], "citations": [], "latency_ms": null, "cost_usd": 0.000105}
+	want := `{"case_id": "home-1", "tool_calls": [{"name": "set_light", "arguments": {"room": "hallway", "on": true}}], "latency_ms": null, "cost_usd": 0.000141}
+{"case_id": "home-3", "tool_calls": [], "latency_ms": null, "cost_usd": 0.000105}
 `
 	if got := readFile(t, filepath.Join(data, "outputs", "msgbatch_01.jsonl")); got != want {
 		t.Errorf("outputs/msgbatch_01.jsonl =\n%s\nwant\n%s", got, want)

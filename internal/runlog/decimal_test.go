@@ -103,19 +103,6 @@ func TestDeriveLabel(t *testing.T) {
 	}
 }
 
-func TestCheckID(t *testing.T) {
-	for _, ok := range []string{"1", "ER-001", "ünïcode case ✓", "[airline] task|3", strings.Repeat("x", 300)} {
-		if err := CheckID(ok); err != nil {
-			t.Errorf("CheckID(%q): %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"", "a\tb", "line\n", "\x7f", "a\u0085b"} {
-		if err := CheckID(bad); err == nil {
-			t.Errorf("CheckID(%q) accepted it", bad)
-		}
-	}
-}
-
 func TestMetaJSON(t *testing.T) {
 	if got := (Meta{}).JSON(); got != nil {
 		t.Errorf("an empty meta gives %q, want no file", got)

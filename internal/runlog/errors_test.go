@@ -97,9 +97,11 @@ func TestBadInput(t *testing.T) {
 		// Records the importer cannot take.
 		{"no custom_id", OpenAIBatch, batchLine(`"a"`) + `{"response": null, "error": {"code": "x"}}` + "\n", nil,
 			"log:2: custom_id: missing: every batch request is named by its custom_id"},
-		{"empty id", OpenAIBatch, batchLine(`""`), nil, "log:1: custom_id: the case id is empty"},
+		{"empty id", OpenAIBatch, batchLine(`""`), nil, "log:1: custom_id: must not be empty: give the case an id of 1 to 256 characters"},
 		{"control character", AnthropicBatch, `{"custom_id":"a\u0007b","result":{"type":"expired"}}` + "\n", nil,
-			`log:1: custom_id: the case id "a\ab" holds a control character (U+0007)`},
+			`log:1: custom_id: "a\ab" holds the control character U+0007 at character 2; a case id may hold any character but a control character (U+0000–U+001F, U+007F–U+009F): remove it`},
+		{"white space at the start", OpenAIBatch, batchLine(`" a"`), nil,
+			`log:1: custom_id: " a" begins with white space (U+0020); a case id may neither begin nor end with white space: trim it`},
 		{"id of the wrong type", OpenAIBatch, batchLine(`true`), nil, "log:1: custom_id: expected a string or a number, got a boolean"},
 		{"unknown result type", AnthropicBatch, `{"custom_id":"a","result":{"type":"paused"}}` + "\n", nil,
 			`log:1: result.type: unknown result type "paused": expected succeeded, errored, expired or canceled`},

@@ -50,11 +50,11 @@ func TestInspectSupportLog(t *testing.T) {
 	}{
 		{"run order, no prices", Options{}, []string{
 			// Without a suite, the dataset's order: b-2, 7, a-1.
-			`{"case_id": "b-2", "trial": 1, "tool_calls": [], "citations": [], "latency_ms": null, "cost_usd": null}`,
-			`{"case_id": "b-2", "trial": 2, "tool_calls": [], "citations": [], "latency_ms": 750, "cost_usd": 0.00002}`,
-			`{"case_id": "7", "trial": 1, "tool_calls": [{"name": "lookup_order", "arguments": {"order_id": 7, "fields": ["status", "eta"], "note": "café ✓"}}], "citations": [], "latency_ms": 1, "cost_usd": null}`,
-			`{"case_id": "a-1", "trial": 1, "tool_calls": [{"name": "lookup_order", "arguments": {"order_id": 9}}, {"name": "attach_photo", "arguments": {"image": "data:image/png;base64,iVBORw0KGgo="}}, {"name": "issue_refund", "arguments": {}}], "citations": [], "latency_ms": 12000, "cost_usd": 0.0028}`,
-			`{"case_id": "a-1", "trial": 2, "tool_calls": [], "citations": [], "latency_ms": 100, "cost_usd": null}`,
+			`{"case_id": "b-2", "trial": 1, "tool_calls": [], "latency_ms": null, "cost_usd": null}`,
+			`{"case_id": "b-2", "trial": 2, "tool_calls": [], "latency_ms": 750, "cost_usd": 0.00002}`,
+			`{"case_id": "7", "trial": 1, "tool_calls": [{"name": "lookup_order", "arguments": {"order_id": 7, "fields": ["status", "eta"], "note": "café ✓"}}], "latency_ms": 1, "cost_usd": null}`,
+			`{"case_id": "a-1", "trial": 1, "tool_calls": [{"name": "lookup_order", "arguments": {"order_id": 9}}, {"name": "attach_photo", "arguments": {"image": "data:image/png;base64,iVBORw0KGgo="}}, {"name": "issue_refund", "arguments": {}}], "latency_ms": 12000, "cost_usd": 0.0028}`,
+			`{"case_id": "a-1", "trial": 2, "tool_calls": [], "latency_ms": 100, "cost_usd": null}`,
 		}},
 		{"suite order, priced", func() Options {
 			o := prices(t, "2", "8")
@@ -64,11 +64,11 @@ func TestInspectSupportLog(t *testing.T) {
 			// The log's own cost wins; (800 × 2 + 30 × 8) / 10⁶ and
 			// (10 × 2 + 4 × 8) / 10⁶ price the others; sample 7 records
 			// no tokens at all.
-			`{"case_id": "a-1", "trial": 1, "tool_calls": [{"name": "lookup_order", "arguments": {"order_id": 9}}, {"name": "attach_photo", "arguments": {"image": "data:image/png;base64,iVBORw0KGgo="}}, {"name": "issue_refund", "arguments": {}}], "citations": [], "latency_ms": 12000, "cost_usd": 0.0028}`,
-			`{"case_id": "a-1", "trial": 2, "tool_calls": [], "citations": [], "latency_ms": 100, "cost_usd": 0.00184}`,
-			`{"case_id": "7", "trial": 1, "tool_calls": [{"name": "lookup_order", "arguments": {"order_id": 7, "fields": ["status", "eta"], "note": "café ✓"}}], "citations": [], "latency_ms": 1, "cost_usd": null}`,
-			`{"case_id": "b-2", "trial": 1, "tool_calls": [], "citations": [], "latency_ms": null, "cost_usd": 0.000052}`,
-			`{"case_id": "b-2", "trial": 2, "tool_calls": [], "citations": [], "latency_ms": 750, "cost_usd": 0.00002}`,
+			`{"case_id": "a-1", "trial": 1, "tool_calls": [{"name": "lookup_order", "arguments": {"order_id": 9}}, {"name": "attach_photo", "arguments": {"image": "data:image/png;base64,iVBORw0KGgo="}}, {"name": "issue_refund", "arguments": {}}], "latency_ms": 12000, "cost_usd": 0.0028}`,
+			`{"case_id": "a-1", "trial": 2, "tool_calls": [], "latency_ms": 100, "cost_usd": 0.00184}`,
+			`{"case_id": "7", "trial": 1, "tool_calls": [{"name": "lookup_order", "arguments": {"order_id": 7, "fields": ["status", "eta"], "note": "café ✓"}}], "latency_ms": 1, "cost_usd": null}`,
+			`{"case_id": "b-2", "trial": 1, "tool_calls": [], "latency_ms": null, "cost_usd": 0.000052}`,
+			`{"case_id": "b-2", "trial": 2, "tool_calls": [], "latency_ms": 750, "cost_usd": 0.00002}`,
 		}},
 	}
 	for _, tt := range tests {
@@ -192,22 +192,22 @@ func TestPromptfooAgentExport(t *testing.T) {
 			lines: []string{
 				// tool_use blocks among text; the response's cost, as the
 				// result has none; latency as recorded, 1200.5.
-				`{"case_id": "T-1", "trial": 1, "tool_calls": [{"name": "lookup_order", "arguments": {"order_id": "A-1"}}, {"name": "refund", "arguments": {"order_id": "A-1", "amount": 9.90}}], "citations": [], "latency_ms": 1200.5, "cost_usd": 0.0005}`,
+				`{"case_id": "T-1", "trial": 1, "tool_calls": [{"name": "lookup_order", "arguments": {"order_id": "A-1"}}, {"name": "refund", "arguments": {"order_id": "A-1", "amount": 9.90}}], "latency_ms": 1200.5, "cost_usd": 0.0005}`,
 				// A message with content and calls; arguments that are
 				// not JSON are kept as sent.
-				`{"case_id": "T-1", "trial": 2, "tool_calls": [{"name": "refund", "arguments": "not json"}], "citations": [], "latency_ms": 1100, "cost_usd": null}`,
+				`{"case_id": "T-1", "trial": 2, "tool_calls": [{"name": "refund", "arguments": "not json"}], "latency_ms": 1100, "cost_usd": null}`,
 				// vars.case_id, a number; a failed assertion is not a
 				// failed record.
-				`{"case_id": "17", "trial": 1, "tool_calls": [], "citations": [], "latency_ms": 300, "cost_usd": 0.00001}`,
+				`{"case_id": "17", "trial": 1, "tool_calls": [], "latency_ms": 300, "cost_usd": 0.00001}`,
 				// A list of objects that are not calls holds no calls.
-				`{"case_id": "17", "trial": 2, "tool_calls": [], "citations": [], "latency_ms": 280, "cost_usd": null}`,
+				`{"case_id": "17", "trial": 2, "tool_calls": [], "latency_ms": 280, "cost_usd": null}`,
 			},
 		}, {
 			provider: gpt, trials: 2, meta: meta(gpt),
 			lines: []string{
-				`{"case_id": "T-1", "trial": 1, "tool_calls": [{"name": "refund", "arguments": {"order_id": "A-1", "amount": 9.9}}], "citations": [], "latency_ms": 900, "cost_usd": null}`,
+				`{"case_id": "T-1", "trial": 1, "tool_calls": [{"name": "refund", "arguments": {"order_id": "A-1", "amount": 9.9}}], "latency_ms": 900, "cost_usd": null}`,
 				// Inspect's call shape; no latencyMs.
-				`{"case_id": "17", "trial": 2, "tool_calls": [{"name": "greet", "arguments": {"name": "you"}}], "citations": [], "latency_ms": null, "cost_usd": null}`,
+				`{"case_id": "17", "trial": 2, "tool_calls": [{"name": "greet", "arguments": {"name": "you"}}], "latency_ms": null, "cost_usd": null}`,
 			},
 			failed: []Failure{
 				{CaseID: "T-1", Trial: 2, Reason: "upstream 503: overloaded"},
@@ -217,18 +217,18 @@ func TestPromptfooAgentExport(t *testing.T) {
 		{"priced", prices(t, "1", "10"), []wantSnapshot{{
 			provider: "desk-claude", trials: 2, meta: meta(claude),
 			lines: []string{
-				`{"case_id": "T-1", "trial": 1, "tool_calls": [{"name": "lookup_order", "arguments": {"order_id": "A-1"}}, {"name": "refund", "arguments": {"order_id": "A-1", "amount": 9.90}}], "citations": [], "latency_ms": 1200.5, "cost_usd": 0.0005}`,
-				`{"case_id": "T-1", "trial": 2, "tool_calls": [{"name": "refund", "arguments": "not json"}], "citations": [], "latency_ms": 1100, "cost_usd": null}`,
-				`{"case_id": "17", "trial": 1, "tool_calls": [], "citations": [], "latency_ms": 300, "cost_usd": 0.00001}`,
-				`{"case_id": "17", "trial": 2, "tool_calls": [], "citations": [], "latency_ms": 280, "cost_usd": null}`,
+				`{"case_id": "T-1", "trial": 1, "tool_calls": [{"name": "lookup_order", "arguments": {"order_id": "A-1"}}, {"name": "refund", "arguments": {"order_id": "A-1", "amount": 9.90}}], "latency_ms": 1200.5, "cost_usd": 0.0005}`,
+				`{"case_id": "T-1", "trial": 2, "tool_calls": [{"name": "refund", "arguments": "not json"}], "latency_ms": 1100, "cost_usd": null}`,
+				`{"case_id": "17", "trial": 1, "tool_calls": [], "latency_ms": 300, "cost_usd": 0.00001}`,
+				`{"case_id": "17", "trial": 2, "tool_calls": [], "latency_ms": 280, "cost_usd": null}`,
 			},
 		}, {
 			provider: gpt, trials: 2, meta: meta(gpt),
 			lines: []string{
 				// (120 × 1 + 30 × 10) / 10⁶; a cached answer records no
 				// prompt or completion count, so no price.
-				`{"case_id": "T-1", "trial": 1, "tool_calls": [{"name": "refund", "arguments": {"order_id": "A-1", "amount": 9.9}}], "citations": [], "latency_ms": 900, "cost_usd": 0.00042}`,
-				`{"case_id": "17", "trial": 2, "tool_calls": [{"name": "greet", "arguments": {"name": "you"}}], "citations": [], "latency_ms": null, "cost_usd": null}`,
+				`{"case_id": "T-1", "trial": 1, "tool_calls": [{"name": "refund", "arguments": {"order_id": "A-1", "amount": 9.9}}], "latency_ms": 900, "cost_usd": 0.00042}`,
+				`{"case_id": "17", "trial": 2, "tool_calls": [{"name": "greet", "arguments": {"name": "you"}}], "latency_ms": null, "cost_usd": null}`,
 			},
 			failed: []Failure{
 				{CaseID: "T-1", Trial: 2, Reason: "upstream 503: overloaded"},
@@ -252,13 +252,13 @@ func TestOpenAIBatch(t *testing.T) {
 		{"no prices", Options{}, []string{
 			// A custom tool's input is free text, kept as sent; the
 			// number 1.50e2 keeps its literal.
-			`{"case_id": "q-1", "tool_calls": [{"name": "book_seat", "arguments": {"seat": "12A", "price": 1.50e2}}, {"name": "run_sql", "arguments": "SELECT 1"}], "citations": [], "latency_ms": null, "cost_usd": null}`,
-			`{"case_id": "q-2", "tool_calls": [{"name": "search", "arguments": {"q": [1, 2]}}], "citations": [], "latency_ms": null, "cost_usd": null}`,
+			`{"case_id": "q-1", "tool_calls": [{"name": "book_seat", "arguments": {"seat": "12A", "price": 1.50e2}}, {"name": "run_sql", "arguments": "SELECT 1"}], "latency_ms": null, "cost_usd": null}`,
+			`{"case_id": "q-2", "tool_calls": [{"name": "search", "arguments": {"q": [1, 2]}}], "latency_ms": null, "cost_usd": null}`,
 		}},
 		{"priced", prices(t, "2", "8"), []string{
 			// (1000 × 2 + 250 × 8) / 10⁶, cached tokens not added.
-			`{"case_id": "q-1", "tool_calls": [{"name": "book_seat", "arguments": {"seat": "12A", "price": 1.50e2}}, {"name": "run_sql", "arguments": "SELECT 1"}], "citations": [], "latency_ms": null, "cost_usd": 0.004}`,
-			`{"case_id": "q-2", "tool_calls": [{"name": "search", "arguments": {"q": [1, 2]}}], "citations": [], "latency_ms": null, "cost_usd": 0.0016}`,
+			`{"case_id": "q-1", "tool_calls": [{"name": "book_seat", "arguments": {"seat": "12A", "price": 1.50e2}}, {"name": "run_sql", "arguments": "SELECT 1"}], "latency_ms": null, "cost_usd": 0.004}`,
+			`{"case_id": "q-2", "tool_calls": [{"name": "search", "arguments": {"q": [1, 2]}}], "latency_ms": null, "cost_usd": 0.0016}`,
 		}},
 	}
 	for _, tt := range tests {
@@ -282,8 +282,8 @@ func TestAnthropicBatch(t *testing.T) {
 		meta: Meta{Model: "claude-haiku-4-5-20251001"},
 		lines: []string{
 			// (2000 × 1 + 300 × 5) / 10⁶: cache reads are not added.
-			`{"case_id": "m-1", "tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo", "days": [1, 2]}}], "citations": [], "latency_ms": null, "cost_usd": 0.0035}`,
-			`{"case_id": "m-3", "tool_calls": [], "citations": [], "latency_ms": null, "cost_usd": 0.000135}`,
+			`{"case_id": "m-1", "tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo", "days": [1, 2]}}], "latency_ms": null, "cost_usd": 0.0035}`,
+			`{"case_id": "m-3", "tool_calls": [], "latency_ms": null, "cost_usd": 0.000135}`,
 		},
 		failed: []Failure{
 			{CaseID: "m-2", Reason: "errored: overloaded_error: Overloaded"},

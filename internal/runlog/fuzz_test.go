@@ -12,6 +12,7 @@ import (
 	json "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/klauspost/compress/zstd"
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // Each importer has a fuzz target: whatever the bytes, the import does not
@@ -91,7 +92,7 @@ func checkLines(t *testing.T, lines []byte, trials int) {
 			switch name.String() {
 			case "case_id":
 				id, _ := dec.ReadToken()
-				if err := CheckID(id.String()); err != nil {
+				if err := suite.ValidCaseID(id.String()); err != nil {
 					t.Fatalf("%s: %v", line, err)
 				}
 			case "tool_calls":
@@ -111,9 +112,9 @@ func checkLines(t *testing.T, lines []byte, trials int) {
 				dec.SkipValue()
 			}
 		}
-		want := "case_id tool_calls citations latency_ms cost_usd"
+		want := "case_id tool_calls latency_ms cost_usd"
 		if trials > 0 {
-			want = "case_id trial tool_calls citations latency_ms cost_usd"
+			want = "case_id trial tool_calls latency_ms cost_usd"
 		}
 		if got := strings.Join(names, " "); got != want {
 			t.Fatalf("members %s, want %s: %s", got, want, line)

@@ -22,7 +22,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode"
+
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // Format is a kind of run log.
@@ -86,23 +87,6 @@ type Options struct {
 	// NewStore makes the store a snapshot's lines wait in; nil keeps them
 	// in memory.
 	NewStore func() (Store, error)
-	// CheckID refuses a case id the run may not use; nil is CheckID.
-	CheckID func(id string) error
-}
-
-// CheckID refuses a case id that no snapshot line may carry: an empty
-// one, or one holding a control character (U+0000–U+001F,
-// U+007F–U+009F). Everything else a run calls its case is taken as it is.
-func CheckID(id string) error {
-	if id == "" {
-		return errors.New("the case id is empty")
-	}
-	for _, r := range id {
-		if unicode.IsControl(r) {
-			return fmt.Errorf("the case id %s holds a control character (%U)", strconv.QuoteToASCII(id), r)
-		}
-	}
-	return nil
 }
 
 // Result is an imported run.
@@ -193,11 +177,10 @@ type record struct {
 
 // importer collects the records of a run into snapshots.
 type importer struct {
-	format  Format
-	src     Source
-	opts    Options
-	ctx     context.Context
-	checkID func(string) error
+	format Format
+	src    Source
+	opts   Options
+	ctx    context.Context
 
 	suite       map[string]int
 	firstSeen   map[string]int // run order of the ids, without a suite
@@ -221,14 +204,11 @@ type importer struct {
 }
 
 func newImporter(format Format, src Source, opts Options) *importer {
-	im := &importer{format: format, src: src, opts: opts, ctx: opts.Context, checkID: opts.CheckID,
+	im := &importer{format: format, src: src, opts: opts, ctx: opts.Context,
 		firstSeen: map[string]int{}, byGroup: map[string]*Snapshot{}, enc: newLineEncoder(),
 		locate: func(at int64) string { return fmt.Sprintf("record %d", at+1) }}
 	if im.ctx == nil {
 		im.ctx = context.Background()
-	}
-	if im.checkID == nil {
-		im.checkID = CheckID
 	}
 	if opts.Suite != nil {
 		im.suite = make(map[string]int, len(opts.Suite))
@@ -266,7 +246,9 @@ func (im *importer) add(rec *record) error {
 		return err
 	}
 	im.records++
-	if err := im.checkID(rec.caseID); err != nil {
+	// The suite's own rule for ids (docs/real-data.md), so that what an
+	// import writes is what evaluate reads.
+	if err := suite.ValidCaseID(rec.caseID); err != nil {
 		return &problem{doc: rec.idDoc, off: rec.idOff, field: rec.idField, msg: err.Error()}
 	}
 	id := rec.caseID

@@ -206,9 +206,9 @@ func newLineEncoder() *lineEncoder {
 }
 
 // tail encodes the calls, latency and cost of a record as the rest of
-// its line: `"tool_calls": […], "citations": [], "latency_ms": …,
-// "cost_usd": …}` and a line end. A run records no citations, so
-// citations are [] (the same as leaving them out).
+// its line: `"tool_calls": […], "latency_ms": …, "cost_usd": …}` and a
+// line end. A run records no citations, and an output may leave them out
+// (docs/real-data.md).
 func (e *lineEncoder) tail(rec *record) ([]byte, error) {
 	e.buf.Reset()
 	e.enc.Reset(&e.buf, jsontext.SpaceAfterColon(true), jsontext.SpaceAfterComma(true))
@@ -226,9 +226,6 @@ func (e *lineEncoder) tail(rec *record) ([]byte, error) {
 		}
 		enc.WriteToken(jsontext.EndObject)
 	}
-	enc.WriteToken(jsontext.EndArray)
-	enc.WriteToken(jsontext.String("citations"))
-	enc.WriteToken(jsontext.BeginArray)
 	enc.WriteToken(jsontext.EndArray)
 	for _, m := range []struct {
 		name string
