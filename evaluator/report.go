@@ -62,15 +62,22 @@ func (r *Release) Table() string {
 	var b bytes.Buffer
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(w, "snapshot\t")
-	specs := decide.Applicable(r.Suite.Gate)
+	g := r.Suite.Gate
+	specs := decide.Applicable(g)
 	for _, spec := range specs {
 		fmt.Fprint(w, spec.Column+"\t")
+		if spec.Proof != nil {
+			fmt.Fprint(w, g.Confidence.Percent()+" interval\t")
+		}
 	}
 	fmt.Fprintln(w, "decision\t")
 	for _, s := range r.Snapshots {
 		fmt.Fprint(w, s.Label()+"\t")
 		for _, spec := range specs {
 			fmt.Fprint(w, s.Cell(spec)+"\t")
+			if spec.Proof != nil {
+				fmt.Fprint(w, s.IntervalCell(spec, g.Confidence)+"\t")
+			}
 		}
 		fmt.Fprintf(w, "%s\t\n", s.Result.Decision)
 	}

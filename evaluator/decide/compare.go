@@ -87,7 +87,7 @@ func ChangeOf(index int, id string, before, after CaseVerdict, level stats.Level
 		rounded := stats.RoundSignificant(c.P, 6)
 		c.PValue = &rounded
 		c.Evidence = WithinNoise
-		if c.P < level.Alpha() {
+		if level.Significant(c.P) {
 			c.Evidence = SignificantChange
 		}
 	}
@@ -132,7 +132,7 @@ func Compare(label string, changes []CaseChange, level stats.Level) *Comparison 
 	}
 	c.P = stats.McNemar(c.Regressions, c.Fixes)
 	c.PValue = stats.RoundSignificant(c.P, 6)
-	c.Significant = c.P < level.Alpha()
+	c.Significant = level.Significant(c.P)
 	return c
 }
 

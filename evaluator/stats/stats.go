@@ -67,6 +67,10 @@ func (l Level) Z() float64 { return levels[l].z }
 // double p exactly when p is below the decimal itself.
 func (l Level) Alpha() float64 { return levels[l].alpha }
 
+// Significant reports whether a p-value says a difference is unlikely to
+// be chance at this level: p < α, so that p exactly at α is not.
+func (l Level) Significant(p float64) bool { return p < levels[l].alpha }
+
 // String is the confidence as gate.json writes it: "0.95".
 func (l Level) String() string { return levels[l].text }
 
