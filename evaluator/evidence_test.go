@@ -264,3 +264,66 @@ func BenchmarkCompare(b *testing.B) {
 		compare(a, c, 0)
 	}
 }
+
+// BenchmarkEvidenceCost measures what the statistics add to evaluate
+// --all on 100,000 cases × 3 snapshots (a quarter of the cases change
+// between the first two, a twelfth between the last two): "all" is the
+// whole evaluation as BenchmarkEvaluateAll runs it, "compare" the
+// comparisons and decisions again, "encode" the results files with
+// their comparisons and "encode-alone" without them. The statistics add
+// compare + encode − encode-alone, to be set against all.
+func BenchmarkEvidenceCost(b *testing.B) {
+	const n = 100_000
+	dir := b.TempDir()
+	if err := gensuite.Write(sampleDir, dir, n); err != nil {
+		b.Fatal(err)
+	}
+	s, err := load.Suite(dir, load.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	files, err := load.Snapshots(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	alone := make([]*Snapshot, len(files))
+	for i, f := range files {
+		if alone[i], err = EvaluateSnapshot(s, f, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	gateFile := filepath.Join(dir, load.GateFile)
+	compared := &Release{Suite: s, Snapshots: append([]*Snapshot(nil), alone...)}
+	if err := compared.Compare(gateFile); err != nil {
+		b.Fatal(err)
+	}
+	encode := func(b *testing.B, snaps []*Snapshot) {
+		for b.Loop() {
+			for _, s := range snaps {
+				s.Result.WriteJSON(&countingWriter{})
+			}
+		}
+	}
+	b.Run("all", func(b *testing.B) {
+		for b.Loop() {
+			rel, err := EvaluateDir(dir, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, s := range rel.Snapshots {
+				s.Result.WriteJSON(&countingWriter{})
+			}
+			rel.Report()
+		}
+	})
+	b.Run("compare", func(b *testing.B) {
+		for b.Loop() {
+			r := &Release{Suite: s, Snapshots: append([]*Snapshot(nil), alone...)}
+			if err := r.Compare(gateFile); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encode", func(b *testing.B) { encode(b, compared.Snapshots) })
+	b.Run("encode-alone", func(b *testing.B) { encode(b, alone) })
+}

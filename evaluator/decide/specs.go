@@ -263,7 +263,7 @@ var Specs = []Spec{
 		Title: "No regression (against the baseline)", Topic: "Baseline: no regression", Label: "regression against the baseline",
 		Column:  "vs baseline",
 		Summary: func(m Metrics) string { return m.Baseline.Counts() },
-		Detail:  func(m Metrics) string { return "(" + m.Baseline.Sentence() + ")" },
+		Detail:  func(m Metrics) string { return "(against " + m.Baseline.Label + ": " + m.Baseline.Counts() + ")" },
 		Rule:    "Baseline: no more regressions than fixes against %s beyond chance.",
 		Ahead:   "could be chance", Behind: "not chance",
 		Failure: func(g *GateResult) string {
