@@ -269,9 +269,10 @@ func BenchmarkCompare(b *testing.B) {
 // --all on 100,000 cases × 3 snapshots (a quarter of the cases change
 // between the first two, a twelfth between the last two): "all" is the
 // whole evaluation as BenchmarkEvaluateAll runs it, "compare" the
-// comparisons and decisions again, "encode" the results files with
-// their comparisons and "encode-alone" without them. The statistics add
-// compare + encode − encode-alone, to be set against all.
+// comparisons and decisions again, "encode" and "report" the results
+// files and the release report with the comparisons, "encode-alone" and
+// "report-alone" without them. The statistics add compare + encode −
+// encode-alone + report − report-alone, to be set against all.
 func BenchmarkEvidenceCost(b *testing.B) {
 	const n = 100_000
 	dir := b.TempDir()
@@ -326,4 +327,15 @@ func BenchmarkEvidenceCost(b *testing.B) {
 	})
 	b.Run("encode", func(b *testing.B) { encode(b, compared.Snapshots) })
 	b.Run("encode-alone", func(b *testing.B) { encode(b, alone) })
+	b.Run("report", func(b *testing.B) {
+		for b.Loop() {
+			compared.Report()
+		}
+	})
+	b.Run("report-alone", func(b *testing.B) {
+		r := &Release{Suite: s, Snapshots: alone}
+		for b.Loop() {
+			r.Report()
+		}
+	})
 }
