@@ -133,8 +133,7 @@ type Comparison struct {
 // "Against baseline-v1 (the previous snapshot): 3 fixed, 0 regressed —
 // could be chance (p = 0.25)."
 func (c Comparison) Heading() string {
-	s := c.Sentence()
-	return "Against " + c.Label + " (" + c.Role + ")" + strings.TrimPrefix(s, "against "+c.Label) + "."
+	return "Against " + c.Label + " (" + c.Role + "): " + c.Finding() + "."
 }
 
 // Trials reports whether any changed case was judged with trials on both

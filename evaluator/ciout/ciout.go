@@ -75,10 +75,11 @@ func (g gateView) verdict() string {
 	return "pass"
 }
 
-// decisionMeaning says what a decision asks of the reader, naming the
-// gates that can force it under g: "the functional or safety gate
-// failed; do not release".
-func decisionMeaning(d decide.Decision, g suite.Gate) string {
+// decisionMeaning says what the decision of snapshot s asks of the
+// reader, naming the gates that can force it under g ("the functional or
+// safety gate failed; do not release") and, for a review, whether the
+// pass rate is unproven.
+func decisionMeaning(s *evaluator.Snapshot, g suite.Gate) string {
 	var block, review, unproven []string
 	for _, spec := range decide.Applicable(g) {
 		aspect, _, _ := strings.Cut(spec.Topic, ":")
@@ -88,22 +89,29 @@ func decisionMeaning(d decide.Decision, g suite.Gate) string {
 		} else {
 			review = append(review, aspect)
 		}
-		if g.RequireEvidence && spec.Proof != nil {
-			unproven = append(unproven, spec.Label)
+	}
+	failed := false
+	for i := range s.Result.Gates {
+		gr := &s.Result.Gates[i]
+		switch {
+		case gr.Inconclusive:
+			unproven = append(unproven, gr.Spec.Label)
+		case gr.Forces() == decide.Review:
+			failed = true
 		}
 	}
-	switch d {
+	switch s.Result.Decision {
 	case decide.Pass:
 		return "every gate passes"
 	case decide.Review:
 		var why []string
-		if len(review) > 0 {
+		if failed {
 			why = append(why, "a "+orList(review)+" gate failed")
 		}
 		if len(unproven) > 0 {
 			why = append(why, "the "+orList(unproven)+" is not proven")
 		}
-		return strings.Join(why, " or ") + "; a person should review before release"
+		return strings.Join(why, " and ") + "; a person should review before release"
 	case decide.Block:
 		return "the " + orList(block) + " gate failed; do not release"
 	}

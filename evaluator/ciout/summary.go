@@ -28,7 +28,11 @@ import (
 func Summary(rel *evaluator.Release) []byte {
 	var b bytes.Buffer
 	b.WriteString("## Release gate\n\n")
-	fmt.Fprintf(&b, "Policy %s · %d cases · %d snapshot%s.\n\n", markdown.Cell(rel.Suite.PolicyVersion()), len(rel.Suite.Cases), len(rel.Snapshots), plural(len(rel.Snapshots)))
+	policy := "No policy"
+	if rel.Suite.Policy != nil {
+		policy = "Policy " + markdown.Cell(rel.Suite.PolicyVersion())
+	}
+	fmt.Fprintf(&b, "%s · %d cases · %d snapshot%s.\n\n", policy, len(rel.Suite.Cases), len(rel.Snapshots), plural(len(rel.Snapshots)))
 	if len(rel.Snapshots) > 1 {
 		level := rel.Suite.Gate.Confidence
 		trials := slices.ContainsFunc(rel.Snapshots, func(s *evaluator.Snapshot) bool { return s.Trials() > 0 })
@@ -59,7 +63,7 @@ func writeSnapshotSummary(b *bytes.Buffer, rel *evaluator.Release, s *evaluator.
 	r := s.Result
 	g := rel.Suite.Gate
 	fmt.Fprintf(b, "### `%s`: %s\n\n", s.Label(), r.Decision)
-	fmt.Fprintf(b, "**%s**: %s. %s.\n\n", r.Decision, decisionMeaning(r.Decision, g), upperFirst(s.PassRateSentence(g.Confidence)))
+	fmt.Fprintf(b, "**%s**: %s. %s.\n\n", r.Decision, decisionMeaning(s, g), upperFirst(s.PassRateSentence(g.Confidence)))
 	for _, c := range s.Comparisons() {
 		writeComparison(b, c)
 	}

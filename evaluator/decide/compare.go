@@ -160,8 +160,12 @@ func (c *Comparison) Counts() string {
 // Sentence words the comparison for people, the p-value last:
 // "against baseline-v1: 3 fixed, 0 regressed — could be chance
 // (p = 0.25)".
-func (c *Comparison) Sentence() string {
-	s := "against " + c.Label + ": " + c.Counts() + " — " + c.Verdict()
+func (c *Comparison) Sentence() string { return "against " + c.Label + ": " + c.Finding() }
+
+// Finding words what the comparison found, without the snapshot compared
+// with: "3 fixed, 0 regressed — could be chance (p = 0.25)".
+func (c *Comparison) Finding() string {
+	s := c.Counts() + " — " + c.Verdict()
 	if c.Regressions+c.Fixes > 0 {
 		s += " (" + FormatP(c.P) + ")"
 	}
