@@ -129,6 +129,14 @@ func (e *encoder) result(r *Result, indent string) {
 		e.b = strconv.AppendInt(e.b, int64(r.CasesPassed), 10)
 		key("pass_rate")
 		e.float(r.PassRate)
+		key("confidence")
+		e.float(r.Confidence)
+		key("pass_rate_interval")
+		if r.PassRateInterval == nil {
+			e.b = append(e.b, "null"...)
+		} else {
+			e.array(2, inner, func(i int, _ string) { e.float(r.PassRateInterval[i]) })
+		}
 		if r.Trials != 0 {
 			key("trials")
 			e.b = strconv.AppendInt(e.b, int64(r.Trials), 10)
@@ -145,6 +153,14 @@ func (e *encoder) result(r *Result, indent string) {
 		e.optFloat(r.AvgCostUSD)
 		key("gates")
 		e.gates(r.Gates, inner)
+		if r.VersusPrevious != nil {
+			key("versus_previous")
+			e.comparison(r.VersusPrevious, inner)
+		}
+		if r.VersusBaseline != nil {
+			key("versus_baseline")
+			e.comparison(r.VersusBaseline, inner)
+		}
 		key("cases")
 		e.cases(r.Cases, inner)
 		key("inputs")
@@ -176,11 +192,55 @@ func (e *encoder) gates(gates []decide.GateResult, indent string) {
 			key("gate")
 			e.str(g.Gate)
 			key("threshold")
-			e.optFloat(g.Threshold)
+			if g.Threshold.Label != "" {
+				e.str(g.Threshold.Label)
+			} else {
+				e.optFloat(g.Threshold.Number)
+			}
 			key("observed")
 			e.optFloat(g.Observed)
 			key("passed")
 			e.b = strconv.AppendBool(e.b, g.Passed)
+			if g.Inconclusive {
+				key("inconclusive")
+				e.b = strconv.AppendBool(e.b, true)
+			}
+			if g.LowerBound != nil {
+				key("lower_bound")
+				e.float(*g.LowerBound)
+			}
+		})
+	})
+}
+
+// comparison writes versus_previous or versus_baseline.
+func (e *encoder) comparison(c *decide.Comparison, indent string) {
+	e.object(indent, func(key func(string), inner string) {
+		key("label")
+		e.str(c.Label)
+		key("regressions")
+		e.b = strconv.AppendInt(e.b, int64(c.Regressions), 10)
+		key("fixes")
+		e.b = strconv.AppendInt(e.b, int64(c.Fixes), 10)
+		key("p_value")
+		e.float(c.PValue)
+		key("significant")
+		e.b = strconv.AppendBool(e.b, c.Significant)
+		key("cases")
+		if c.Cases == nil {
+			e.b = append(e.b, "null"...)
+			return
+		}
+		e.array(len(c.Cases), inner, func(i int, indent string) {
+			ch := &c.Cases[i]
+			e.object(indent, func(key func(string), _ string) {
+				key("case_id")
+				e.str(ch.CaseID)
+				key("change")
+				e.str(string(ch.Change))
+				key("p_value")
+				e.optFloat(ch.PValue)
+			})
 		})
 	})
 }

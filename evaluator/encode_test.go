@@ -28,6 +28,8 @@ func marshalled(t testing.TB, v any) []byte {
 
 func ptr(f float64) *float64 { return &f }
 
+func number(f float64) decide.GateThreshold { return decide.GateThreshold{Number: &f} }
+
 func TestJSONMatchesEncodingJSON(t *testing.T) {
 	rel, err := EvaluateDir(sampleDir, Options{})
 	if err != nil {
@@ -38,12 +40,20 @@ func TestJSONMatchesEncodingJSON(t *testing.T) {
 		Decision: decide.Review,
 		PassRate: 1e-7,
 		Gates: []decide.GateResult{
-			{Gate: "a", Threshold: ptr(1e21), Observed: ptr(math.Copysign(0, -1)), Passed: true},
-			{Gate: "b", Threshold: ptr(5e-324), Observed: ptr(math.MaxFloat64)},
-			{Gate: "c", Threshold: ptr(0.1), Observed: ptr(123456789.125)},
-			{Gate: "d", Threshold: ptr(-2.5e-10)},
+			{Gate: "a", Threshold: number(1e21), Observed: ptr(math.Copysign(0, -1)), Passed: true},
+			{Gate: "b", Threshold: number(5e-324), Observed: ptr(math.MaxFloat64)},
+			{Gate: "c", Threshold: number(0.1), Observed: ptr(123456789.125)},
+			{Gate: "d", Threshold: number(-2.5e-10)},
 			{Gate: "off", Observed: ptr(3), Passed: true},
+			{Gate: "inconclusive", Threshold: number(0.9), Observed: ptr(1), Inconclusive: true, LowerBound: ptr(0.757506)},
+			{Gate: "no_regression", Threshold: decide.GateThreshold{Label: "v\"1\u2028"}, Observed: ptr(1.23457e-7), Passed: false},
 		},
+		Confidence:       0.99,
+		PassRateInterval: &[2]float64{1e-7, 1},
+		VersusPrevious: &decide.Comparison{Label: "prev", Regressions: 2, Fixes: 1, PValue: 1, Cases: []decide.CaseChange{
+			{CaseID: "x <&>", Change: decide.Regressed, PValue: ptr(0.0000305176)}, {CaseID: "y", Change: decide.Fixed},
+		}},
+		VersusBaseline: &decide.Comparison{Label: "base", Regressions: 9, PValue: 0.00390625, Significant: true, Cases: []decide.CaseChange{}},
 		Cases: []CaseResult{
 			{CaseID: "x", Severity: "critical", Failures: []judge.Failure{
 				{Code: judge.Arguments, Detail: "quote \" backslash \\ tab \t nl \n cr \r nul \x00 bell \x07 del \x7f"},
@@ -63,7 +73,9 @@ func TestJSONMatchesEncodingJSON(t *testing.T) {
 	trials.Meta = &suite.Meta{RecordedAt: "2026-11-12T09:30:00Z", Model: "m <1>", Description: "a \"quoted\" note"}
 	emptyMeta := hostile
 	emptyMeta.Meta = &suite.Meta{}
-	tests := map[string]Result{"empty": {}, "hostile": hostile, "trials": trials, "empty meta": emptyMeta}
+	nilChanges := hostile
+	nilChanges.VersusPrevious = &decide.Comparison{Label: "p"}
+	tests := map[string]Result{"empty": {}, "hostile": hostile, "trials": trials, "empty meta": emptyMeta, "nil changes": nilChanges}
 	for _, s := range rel.Snapshots {
 		tests[s.Label()] = s.Result
 	}
@@ -98,9 +110,12 @@ func FuzzJSON(f *testing.F) {
 		r := Result{
 			Label:    id,
 			PassRate: x,
-			Gates:    []decide.GateResult{{Gate: detail, Threshold: ptr(y), Observed: ptr(x)}, {Gate: id, Observed: ptr(y)}},
-			Cases:    []CaseResult{{CaseID: id, Failures: []judge.Failure{{Code: judge.Code(id), Detail: detail}}}},
-			Meta:     &suite.Meta{Model: detail, Commit: id},
+			Gates: []decide.GateResult{{Gate: detail, Threshold: number(y), Observed: ptr(x)}, {Gate: id, Observed: ptr(y)},
+				{Gate: id, Threshold: decide.GateThreshold{Label: detail}, Observed: ptr(x), Inconclusive: true, LowerBound: ptr(y)}},
+			PassRateInterval: &[2]float64{x, y},
+			VersusBaseline:   &decide.Comparison{Label: detail, PValue: y, Cases: []decide.CaseChange{{CaseID: id, PValue: ptr(x)}}},
+			Cases:            []CaseResult{{CaseID: id, Failures: []judge.Failure{{Code: judge.Code(id), Detail: detail}}}},
+			Meta:             &suite.Meta{Model: detail, Commit: id},
 		}
 		if got, want := (&Snapshot{Result: r}).JSON(), marshalled(t, r); !bytes.Equal(got, want) {
 			t.Fatalf("JSON differs from encoding/json:\n got %q\nwant %q", got, want)

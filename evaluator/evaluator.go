@@ -9,11 +9,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/big"
+	"path/filepath"
+	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/judge"
 	"github.com/releasegate/releasegate/evaluator/load"
+	"github.com/releasegate/releasegate/evaluator/stats"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
@@ -72,6 +76,12 @@ type Result struct {
 	CasesTotal  int             `json:"cases_total"`
 	CasesPassed int             `json:"cases_passed"`
 	PassRate    float64         `json:"pass_rate"`
+	// Confidence is the confidence level of the interval and of every
+	// test; PassRateInterval is the Wilson interval of the pass rate at
+	// that level, each bound rounded to 6 decimals, nil (null) when there
+	// are no cases.
+	Confidence       float64     `json:"confidence"`
+	PassRateInterval *[2]float64 `json:"pass_rate_interval"`
 	// Trials is k, the number of trials per case, and TrialPassRate the
 	// passed trials ÷ (cases × k); both are absent without trials.
 	Trials           int      `json:"trials,omitempty"`
@@ -81,8 +91,13 @@ type Result struct {
 	P95LatencyMS *float64            `json:"p95_latency_ms"`
 	AvgCostUSD   *float64            `json:"avg_cost_usd"`
 	Gates        []decide.GateResult `json:"gates"`
-	Cases        []CaseResult        `json:"cases"`
-	Inputs       Inputs              `json:"inputs"`
+	// VersusPrevious compares the snapshot with the one before it in
+	// release order, and VersusBaseline with the baseline gate.json
+	// names; each is absent where there is nothing to compare with.
+	VersusPrevious *decide.Comparison `json:"versus_previous,omitempty"`
+	VersusBaseline *decide.Comparison `json:"versus_baseline,omitempty"`
+	Cases          []CaseResult       `json:"cases"`
+	Inputs         Inputs             `json:"inputs"`
 	// Meta is the snapshot's meta.json, absent without one.
 	Meta *suite.Meta `json:"meta,omitempty"`
 }
@@ -117,6 +132,84 @@ type Release struct {
 	Snapshots []*Snapshot
 }
 
+// Compare sets what the snapshots of the release say about each other:
+// each snapshot after the first is compared with the one before it
+// (versus_previous), and when gate.json names a baseline every other
+// snapshot is compared with it (versus_baseline), which adds the
+// no_regression gate and decides the snapshot again. The snapshots are
+// replaced by copies, never changed, since a release may share them with
+// another; comparing again gives the same release. gateFile is the path
+// of gate.json, which the error for a baseline that labels no snapshot
+// names.
+func (r *Release) Compare(gateFile string) error {
+	labels := make([]string, len(r.Snapshots))
+	for i, s := range r.Snapshots {
+		labels[i] = s.Label()
+	}
+	g := r.Suite.Gate
+	if err := load.CheckBaseline(gateFile, g, labels); err != nil {
+		return err
+	}
+	var baseline *Snapshot
+	if g.Baseline != "" {
+		baseline = r.Snapshots[slices.Index(labels, g.Baseline)]
+	}
+	compared := make([]*Snapshot, len(r.Snapshots))
+	for i, s := range r.Snapshots {
+		var previous *Snapshot
+		if i > 0 {
+			previous = r.Snapshots[i-1]
+		}
+		compared[i] = Compared(g, s, previous, baseline)
+		if sameComparisons(compared[i], s) {
+			// Compared already: whoever holds s may keep relying on it.
+			compared[i] = s
+		}
+	}
+	r.Snapshots = compared
+	return nil
+}
+
+// sameComparisons reports whether two judgings of one snapshot compare
+// and decide alike.
+func sameComparisons(a, b *Snapshot) bool {
+	return a.Result.Decision == b.Result.Decision && reflect.DeepEqual(a.Result.Gates, b.Result.Gates) &&
+		reflect.DeepEqual(a.Result.VersusPrevious, b.Result.VersusPrevious) &&
+		reflect.DeepEqual(a.Result.VersusBaseline, b.Result.VersusBaseline)
+}
+
+// Compared is a copy of snap compared with previous, the snapshot before
+// it in release order, and with baseline, and decided under g: nil for
+// either means there is none, and snap is not compared with itself. The
+// snapshots must have been judged against the same suite.
+func Compared(g suite.Gate, snap, previous, baseline *Snapshot) *Snapshot {
+	out := *snap
+	out.Result.VersusPrevious, out.Result.VersusBaseline, out.Metrics.Baseline = nil, nil, nil
+	if previous != nil {
+		out.Result.VersusPrevious = compare(previous, snap, g.Confidence)
+	}
+	if baseline != nil && baseline.Label() != snap.Label() {
+		out.Result.VersusBaseline = compare(baseline, snap, g.Confidence)
+		out.Metrics.Baseline = out.Result.VersusBaseline
+	}
+	out.Result.Decision, out.Result.Gates = decide.Decide(out.Metrics, g)
+	return &out
+}
+
+// compare tests after against before, case by case.
+func compare(before, after *Snapshot, level stats.Level) *decide.Comparison {
+	var changes []decide.CaseChange
+	for i := range after.Result.Cases {
+		a, b := &before.Result.Cases[i], &after.Result.Cases[i]
+		if a.Passed != b.Passed {
+			changes = append(changes, decide.ChangeOf(i, b.CaseID,
+				decide.CaseVerdict{Passed: a.Passed, Trials: a.Trials, TrialsPassed: a.TrialsPassed},
+				decide.CaseVerdict{Passed: b.Passed, Trials: b.Trials, TrialsPassed: b.TrialsPassed}, level))
+		}
+	}
+	return decide.Compare(before.Label(), changes, level)
+}
+
 // Options tune an evaluation.
 type Options struct {
 	// KeepOutputs keeps every output for pages that show them; without it
@@ -127,8 +220,9 @@ type Options struct {
 }
 
 // EvaluateDir evaluates every snapshot of the data folder dir,
-// concurrently. On any bad input it returns the error of the first
-// snapshot in release order, so messages are stable.
+// concurrently, and compares them (Release.Compare). On any bad input it
+// returns the error of the first snapshot in release order, so messages
+// are stable; a baseline that labels no snapshot is refused first.
 func EvaluateDir(dir string, opts Options) (*Release, error) {
 	s, err := load.Suite(dir, load.Options{KeepInputs: opts.KeepInputs})
 	if err != nil {
@@ -136,6 +230,14 @@ func EvaluateDir(dir string, opts Options) (*Release, error) {
 	}
 	files, err := load.Snapshots(dir)
 	if err != nil {
+		return nil, err
+	}
+	gateFile := filepath.Join(dir, load.GateFile)
+	labels := make([]string, len(files))
+	for i, f := range files {
+		labels[i] = f.Label
+	}
+	if err := load.CheckBaseline(gateFile, s.Gate, labels); err != nil {
 		return nil, err
 	}
 	rel := &Release{Suite: s, Snapshots: make([]*Snapshot, len(files))}
@@ -149,6 +251,9 @@ func EvaluateDir(dir string, opts Options) (*Release, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if err := rel.Compare(gateFile); err != nil {
+		return nil, err
 	}
 	return rel, nil
 }
@@ -289,12 +394,16 @@ func (j *judging) finish(label string) *Snapshot {
 		Decision:         decision,
 		CasesTotal:       m.CasesTotal,
 		CasesPassed:      m.CasesPassed,
+		Confidence:       s.Gate.Confidence.Confidence(),
 		CriticalFailures: m.CriticalFailures,
 		Gates:            gates,
 		Cases:            j.cases,
 		Inputs:           Inputs{CasesSHA256: s.CasesSHA256, PolicySHA256: s.PolicySHA256, GateSHA256: s.GateSHA256},
 	}
 	r.PassRate, _ = m.PassRate.Float64()
+	if iv, ok := m.PassRateInterval(s.Gate.Confidence); ok {
+		r.PassRateInterval = &[2]float64{stats.RoundDecimals(iv.Lo, 6), stats.RoundDecimals(iv.Hi, 6)}
+	}
 	if m.P95LatencyMS != nil {
 		p95 := m.P95LatencyMS.Float64()
 		r.P95LatencyMS = &p95

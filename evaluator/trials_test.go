@@ -257,8 +257,8 @@ func TestAddingAGateIsOneSpec(t *testing.T) {
 		Observed: func(m decide.Metrics) *big.Rat { return big.NewRat(int64(m.FlakyCases), 1) },
 		Title:    "Stability (flaky cases)", Topic: "Stability: flaky cases", Label: "flaky cases", Column: "flaky cases",
 		Rule: "Stability: %s flaky case(s).", Ahead: "to spare", Behind: "over the limit",
-		Failure: func(o, l *big.Rat) string {
-			return o.RatString() + " flaky cases, at most " + l.RatString() + " allowed"
+		Failure: func(g *decide.GateResult) string {
+			return g.Value.RatString() + " flaky cases, at most " + g.Limit.RatString() + " allowed"
 		},
 	})
 	gate := `{"min_pass_rate": 0, "max_critical_failures": null, "max_p95_latency_ms": null, "max_avg_cost_usd": null, "min_trial_pass_rate": 0.5, "max_flaky_cases": 1}`

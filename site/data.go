@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/decide"
 )
 
 // The case data that pages load as scripts. Each file assigns one member
@@ -105,9 +106,10 @@ func (v *view) matrixData() ([]byte, error) {
 	snaps := v.in.Release.Snapshots
 	d := matrixData{Labels: v.info.Labels, Decisions: make([]string, len(snaps)),
 		Gates: make([][]matrixGate, len(snaps)), Status: make([]string, len(snaps))}
+	specs := decide.Applicable(v.in.Release.Suite.Gate)
 	for i, s := range snaps {
 		d.Decisions[i] = string(s.Result.Decision)
-		d.Gates[i] = matrixGates(s, gateRows(s))
+		d.Gates[i] = matrixGates(s, gateRows(s), specs)
 		d.Status[i] = statusLetters(s)
 	}
 	d.Trials, d.TrialsPassed = matrixTrials(snaps)
@@ -134,10 +136,24 @@ func matrixTrials(snaps []*evaluator.Snapshot) ([]int, [][]int) {
 	return ks, passed
 }
 
-func matrixGates(s *evaluator.Snapshot, rows []GateRow) []matrixGate {
-	out := make([]matrixGate, len(rows))
-	for i, g := range rows {
-		out[i] = matrixGate{Gate: g.Gate, Name: g.Name, Observed: g.Observed, Value: s.Result.Gates[i].Observed, Passed: g.Passed}
+// matrixGates lists the gates of s, one per spec that applies, so that
+// every snapshot lists the same gates in the same order: the baseline,
+// which has no gate against itself, shows it as "the baseline". A gate
+// against the baseline has no value to take differences of.
+func matrixGates(s *evaluator.Snapshot, rows []GateRow, specs []*decide.Spec) []matrixGate {
+	out := make([]matrixGate, 0, len(specs))
+	for _, spec := range specs {
+		i := slices.IndexFunc(rows, func(r GateRow) bool { return r.Gate == spec.Name })
+		if i < 0 {
+			out = append(out, matrixGate{Gate: spec.Name, Name: spec.Title, Observed: "the baseline", Passed: true})
+			continue
+		}
+		g := rows[i]
+		mg := matrixGate{Gate: g.Gate, Name: g.Name, Observed: g.Observed, Passed: g.Passed}
+		if spec.Kind == decide.AgainstLimit {
+			mg.Value = s.Result.Gates[i].Observed
+		}
+		out = append(out, mg)
 	}
 	return out
 }

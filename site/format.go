@@ -39,6 +39,8 @@ var (
 	passVerdict    = newBadge("pass", "pass", "✓")
 	failVerdict    = newBadge("fail", "fail", "✕")
 	notGatedBadge  = newBadge("not gated", "off", "–")
+	// An inconclusive gate asks for review, as the decision it forces.
+	inconclusiveBadge = newBadge("inconclusive", "review", "!")
 )
 
 // longIDLength is the most characters of a case id that its table cell
@@ -133,6 +135,9 @@ type GateRow struct {
 	// Off: the threshold is null in gate.json, so the gate is not
 	// gated and decides nothing.
 	Off bool
+	// Inconclusive: the value meets the threshold, the evidence does not
+	// prove it (require_evidence).
+	Inconclusive bool
 	// failure says what went wrong, for the decision's reason; "" when
 	// the gate holds.
 	failure string
@@ -153,8 +158,11 @@ func gateRows(s *evaluator.Snapshot) []GateRow {
 		}
 		rows[i] = GateRow{Name: g.Spec.Title, Gate: g.Gate, Observed: observed, Threshold: g.ThresholdText(),
 			Margin: g.MarginText(), Verdict: verdictBadge(g.Passed), Passed: g.Passed, failure: g.FailureText()}
-		if g.Off() {
+		switch {
+		case g.Off():
 			rows[i].Verdict, rows[i].Margin, rows[i].Off = notGatedBadge, "none: decides nothing", true
+		case g.Inconclusive:
+			rows[i].Verdict, rows[i].Inconclusive = inconclusiveBadge, true
 		}
 	}
 	return rows

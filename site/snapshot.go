@@ -174,7 +174,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 		}
 		ids[i], links[i] = c.ID, rows[i].Href
 	}
-	p.Why = whyGates(gates, rows, cases, root+path)
+	p.Why = whyGates(gates, rows, cases, regressedCases(s), root+path)
 	for g := range v.paths.resultGroups(len(cases)) {
 		first, last := v.groupRange(g, v.paths.perPage)
 		p.ResultPages = append(p.ResultPages, NavLink{Href: root + resultGroupPath(label, g), Text: cases[first].ID + " to " + cases[last].ID})
@@ -319,12 +319,14 @@ func failuresFirst(rows []CaseRow) []CaseRow {
 	return out
 }
 
-// whyGates lists each failing gate with the cases that drive it: the
-// failing critical cases, the failing cases, the outputs slower than the
-// p95 limit (slowest first) and the outputs dearer than the average's
-// limit (dearest first). rows are in suite order; self is the page's
-// link to itself, for links to views of its case table.
-func whyGates(gates []GateRow, rows []CaseRow, cases []*suite.Case, self string) []WhyGate {
+// whyGates lists each failing gate with the cases that drive it, as its
+// spec names them: the failing critical cases, the failing cases, the
+// outputs slower than the p95 limit (slowest first), the outputs dearer
+// than the average's limit (dearest first), or the cases that regressed
+// against the baseline (regressed, by position). rows are in suite
+// order; self is the page's link to itself, for links to views of its
+// case table.
+func whyGates(gates []GateRow, rows []CaseRow, cases []*suite.Case, regressed map[int]bool, self string) []WhyGate {
 	var out []WhyGate
 	for _, g := range gates {
 		if g.Passed {
@@ -333,39 +335,66 @@ func whyGates(gates []GateRow, rows []CaseRow, cases []*suite.Case, self string)
 		w := WhyGate{Name: g.Name, Gate: g.Gate, Failure: g.failure}
 		var picked []int
 		note := func(r CaseRow) string { return r.Codes }
-		switch g.Gate {
-		case decide.GateCriticalFailures:
+		spec, _ := decide.SpecOf(g.Gate)
+		switch spec.Drivers {
+		case decide.FailingCriticalCases:
 			for i, r := range rows {
 				if r.Verdict.Class == failVerdict.Class && cases[i].Severity == suite.Critical {
 					picked = append(picked, i)
 				}
 			}
 			w.Lead, w.AllHref, w.AllText = "The failing critical cases:", "#result=fail&severity=critical", "all failing critical cases in the table"
-		case decide.GatePassRate:
+		case decide.FailingCases:
 			for i, r := range rows {
 				if r.Verdict.Class == failVerdict.Class {
 					picked = append(picked, i)
 				}
 			}
 			w.Lead, w.AllHref, w.AllText = "The failing cases:", "#result=fail", "all failing cases in the table"
-		case decide.GateP95Latency:
+		case decide.SlowestOutputs:
 			picked = overLimit(rows, func(r CaseRow) bool { return r.LatencyOver }, func(r CaseRow) string { return r.LatencySort })
 			note = func(r CaseRow) string { return r.Latency }
 			w.Lead, w.AllHref, w.AllText = "The outputs slower than the limit, slowest first:", "#sort=latency-desc", "every case by latency, slowest first"
-		case decide.GateAvgCost:
+		case decide.CostliestOutputs:
 			picked = overLimit(rows, func(r CaseRow) bool { return r.CostOver }, func(r CaseRow) string { return r.CostSort })
 			note = func(r CaseRow) string { return r.Cost }
 			w.Lead, w.AllHref, w.AllText = "The outputs dearer than the limit on the average, dearest first:", "#sort=cost-desc", "every case by cost, dearest first"
+		case decide.RegressedCases:
+			for i := range rows {
+				if regressed[i] {
+					picked = append(picked, i)
+				}
+			}
+			w.Lead, w.AllHref, w.AllText = "The cases that pass in the baseline and fail here:", "#result=fail", "all failing cases in the table"
 		}
 		w.AllHref = self + w.AllHref
 		if len(picked) == 0 {
 			w.Lead = "No single case drives it: there are no outputs to measure."
+			if g.Inconclusive {
+				w.Lead = "No single case drives it: there are too few cases to prove the pass rate."
+			}
 		}
 		for _, i := range picked[:min(len(picked), whyCasesShown)] {
 			w.Cases = append(w.Cases, WhyCase{ID: rows[i].ID, Href: rows[i].Href, Note: note(rows[i])})
 		}
 		w.More = max(0, len(picked)-whyCasesShown)
 		out = append(out, w)
+	}
+	return out
+}
+
+// regressedCases marks, by position, the cases that regressed against
+// the baseline in s; nil without a baseline.
+func regressedCases(s *evaluator.Snapshot) map[int]bool {
+	c := s.Result.VersusBaseline
+	if c == nil {
+		return nil
+	}
+	out := map[int]bool{}
+	for _, ch := range c.Cases {
+		if ch.Change == decide.Regressed {
+			out[ch.Index] = true
+		}
 	}
 	return out
 }

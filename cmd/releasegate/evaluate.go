@@ -24,18 +24,26 @@ import (
 const evaluateHelp = `Usage:
 
   releasegate evaluate --all [--data data] [--out public] [--junit F] [--summary F] [--format text|json] [--quiet]
-  releasegate evaluate --cases F --outputs F [--label L] --output F [--data data] [--junit F] [--summary F] [--format text|json] [--quiet]
+  releasegate evaluate --cases F --outputs F [--label L] --output F [--baseline F] [--data data] [--junit F] [--summary F] [--format text|json] [--quiet]
 
 Judge output snapshots against the regression suite and decide each one.
 
 With --all, every data/outputs/<label>.jsonl is judged; the command writes
 <out>/results/<label>.json for each snapshot and <out>/RELEASE_REPORT.md,
-prints a comparison table, and exits 0 whatever the decisions.
+prints a comparison table, and exits 0 whatever the decisions. Each snapshot
+is compared with the one before it, and with the baseline when gate.json
+names one.
 
 With --cases and --outputs, one snapshot is judged and its results file is
 written to --output. POLICY.md, gate.json and case.schema.json come from
 --data. The label defaults to the outputs file name without .jsonl. This form
 is a CI gate; its exit status is the decision.
+
+When gate.json names a baseline, the snapshot is compared with it, read from
+<data>/outputs/<baseline>.jsonl, or from --baseline when given: a pull request
+is gated against production that way, and a regression that is unlikely to
+be chance blocks it. --baseline alone also turns the comparison on, the
+baseline then being named after its file.
 
 Both forms can also write what CI systems read: a JUnit XML report (one test
 case per regression case, failures with their codes and details, severity as
@@ -60,6 +68,8 @@ Examples:
       --label candidate-v3 --output public/results/candidate-v3.json
   releasegate evaluate --cases data/cases.jsonl --outputs data/outputs/candidate-v2.jsonl \
       --output results.json --junit junit.xml --summary "$GITHUB_STEP_SUMMARY"
+  releasegate evaluate --cases data/cases.jsonl --outputs pr.jsonl --output results.json \
+      --baseline production.jsonl
   releasegate evaluate --all --format json --quiet > results.json
 `
 
@@ -79,6 +89,7 @@ func runEvaluate(args []string, stdout, stderr io.Writer) int {
 	outputs := fs.String("outputs", "", "read the snapshot's outputs from `FILE`")
 	label := fs.String("label", "", "name the snapshot `NAME` (default: the outputs file name without .jsonl)")
 	output := fs.String("output", "", "write the snapshot's results file to `FILE`")
+	baseline := fs.String("baseline", "", "compare the snapshot with the baseline's outputs in `FILE` (default: the baseline gate.json names, from the data folder)")
 	var ci ciOutputs
 	fs.StringVar(&ci.junit, "junit", "", "also write a JUnit XML report to `FILE`")
 	fs.StringVar(&ci.summary, "summary", "", "also append a Markdown summary to `FILE`")
@@ -98,7 +109,7 @@ func runEvaluate(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *all {
-		for _, single := range []string{"cases", "outputs", "label", "output"} {
+		for _, single := range []string{"cases", "outputs", "label", "output", "baseline"} {
 			if set[single] {
 				return usageError(stderr, "evaluate", "--%s evaluates one snapshot and cannot be combined with --all", single)
 			}
@@ -113,7 +124,10 @@ func runEvaluate(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "evaluate", "give --all, or --cases, --outputs and --output for one snapshot (missing --%s)", need)
 		}
 	}
-	return evaluateOne(*data, *cases, *outputs, *label, *output, ci, stdout, stderr)
+	if set["baseline"] && *baseline == "" {
+		return usageError(stderr, "evaluate", "--baseline needs a file name")
+	}
+	return evaluateOne(*data, *cases, *outputs, *label, *output, *baseline, ci, stdout, stderr)
 }
 
 func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
@@ -209,6 +223,31 @@ func writeCIOutputs(rel *evaluator.Release, ci ciOutputs) error {
 	return nil
 }
 
+// evaluateBaseline judges the baseline of a single-snapshot evaluate:
+// the outputs file given with --baseline, or else the data folder's
+// snapshot that gate.json names. A baseline read from a file takes the
+// name gate.json gives it, or else its file's; s.Gate then names it.
+func evaluateBaseline(data string, s *suite.Suite, file string) (*evaluator.Snapshot, error) {
+	label := s.Gate.Baseline
+	if file != "" {
+		if label == "" {
+			l, err := load.Label(file)
+			if err != nil {
+				return nil, err
+			}
+			label = l
+			s.Gate.Baseline = l
+		}
+		return evaluator.EvaluateFile(s, label, file, evaluator.Options{})
+	}
+	path := filepath.Join(data, load.OutputsDir, label+".jsonl")
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, &suite.InputError{File: filepath.Join(data, load.GateFile), Line: s.Gate.BaselineLine, Field: "baseline",
+			Msg: fmt.Sprintf("the baseline %q has no outputs: there is no %s; add it, or give --baseline FILE", label, path)}
+	}
+	return evaluator.EvaluateSnapshot(s, load.SnapshotFile{Label: label, Path: path, Dir: data}, evaluator.Options{})
+}
+
 // appendFile adds data to the end of path, creating it if needed. A step
 // summary file is shared by every step of a job, so it is never replaced.
 func appendFile(path string, data []byte) error {
@@ -223,7 +262,7 @@ func appendFile(path string, data []byte) error {
 	return f.Close()
 }
 
-func evaluateOne(data, cases, outputs, label, output string, ci ciOutputs, stdout, stderr io.Writer) int {
+func evaluateOne(data, cases, outputs, label, output, baselineFile string, ci ciOutputs, stdout, stderr io.Writer) int {
 	if label == "" {
 		l, err := load.Label(outputs)
 		if err != nil {
@@ -241,6 +280,13 @@ func evaluateOne(data, cases, outputs, label, output string, ci ciOutputs, stdou
 	if err != nil {
 		return failure(stderr, err)
 	}
+	if baselineFile != "" || s.Gate.Baseline != "" {
+		base, err := evaluateBaseline(data, s, baselineFile)
+		if err != nil {
+			return failure(stderr, err)
+		}
+		snap = evaluator.Compared(s.Gate, snap, nil, base)
+	}
 	if err := publish.FileFrom(output, snap.Result.WriteJSON); err != nil {
 		return failure(stderr, err)
 	}
@@ -254,6 +300,15 @@ func evaluateOne(data, cases, outputs, label, output string, ci ciOutputs, stdou
 	case !ci.quiet:
 		p := paletteFor(stdout)
 		fmt.Fprintf(stdout, "%s: %s (%s passed, %d critical failures, p95 %s, average %s)\n", label, p.decision(r.Decision), snap.PassCount(), r.CriticalFailures, snap.P95Text(), snap.AvgCostText())
+		fmt.Fprintf(stdout, "  %s\n", snap.PassRateSentence(s.Gate.Confidence))
+		for _, c := range snap.Comparisons() {
+			fmt.Fprintf(stdout, "  %s\n", c.Heading())
+		}
+		for _, g := range r.Gates {
+			if why := g.FailureText(); why != "" {
+				fmt.Fprintf(stdout, "  %s\n", why)
+			}
+		}
 		for _, c := range snap.FailingCases() {
 			for _, f := range c.Failures {
 				where := c.CaseID

@@ -20,6 +20,8 @@ func TestBuildExamples(t *testing.T) {
 			[]string{"index.html", "policy.html", "handoff.html", "snapshots/retrained/NA-003.html", "results/candidate.json"}, nil},
 		{"../../examples/minimal", []string{"run-1", "REVIEW"},
 			[]string{"index.html", "snapshots/run-1/home-1.html", "results/run-1.json"}, []string{"policy.html", "handoff.html"}},
+		{"../../examples/noise", []string{"run-a", "baseline", "REVIEW", "run-b", "3 fixed, 6 regressed", "REVIEW", "run-c", "1 fixed, 14 regressed", "BLOCK"},
+			[]string{"index.html", "compare.html", "snapshots/run-c/TK-061.html", "results/run-c.json"}, []string{"policy.html", "handoff.html"}},
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.data), func(t *testing.T) {

@@ -168,9 +168,9 @@ func TestJUnitTimesFromKeptOutputs(t *testing.T) {
 func TestSummaryOverview(t *testing.T) {
 	md := string(Summary(sampleRelease(t)))
 	for _, want := range []string{
-		"| `baseline-v1` | 8/12 | 2 | 1,100 ms | USD 0.01325 | **BLOCK** |",
-		"| `candidate-v2` | 11/12 | 0 | 5,200 ms | USD 0.0125 | **REVIEW** |",
-		"| `candidate-v3` | 12/12 | 0 | 2,050 ms | USD 0.011 | **PASS** |",
+		"| `baseline-v1` | 8/12 | 39.1–86.2% | 2 | 1,100 ms | USD 0.01325 | **BLOCK** |",
+		"| `candidate-v2` | 11/12 | 64.6–98.5% | 0 | 5,200 ms | USD 0.0125 | **REVIEW** |",
+		"| `candidate-v3` | 12/12 | 75.8–100% | 0 | 2,050 ms | USD 0.011 | **PASS** |",
 		"### `candidate-v3`: PASS",
 		"All 12 cases pass.",
 	} {

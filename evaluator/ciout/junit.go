@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/judge"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
@@ -99,16 +100,32 @@ func suiteOf(rel *evaluator.Release, snap *evaluator.Snapshot) testsuite {
 	if total, ok := totalSeconds(snap); ok {
 		s.Time = total
 	}
+	level := rel.Suite.Gate.Confidence
 	s.Properties = []property{
 		{"decision", string(r.Decision)},
 		{"policy_version", rel.Suite.PolicyVersion()},
+		{"pass_rate", snap.PassRateSentence(level)},
 	}
 	for _, g := range gateViews(snap) {
-		verdict := "pass"
-		if !g.passed {
-			verdict = "FAIL"
+		value := fmt.Sprintf("%s: observed %s, %s, margin %s", g.verdict(), g.observed, g.threshold, g.margin)
+		if g.unproven != "" {
+			value += "; " + g.unproven
 		}
-		s.Properties = append(s.Properties, property{"gate." + g.name, fmt.Sprintf("%s: observed %s, %s, margin %s", verdict, g.observed, g.threshold, g.margin)})
+		s.Properties = append(s.Properties, property{"gate." + g.name, value})
+	}
+	// Each changed case carries its change, by comparison.
+	changes := make([][]property, len(r.Cases))
+	for _, cmp := range []struct {
+		name string
+		c    *decide.Comparison
+	}{{"versus_previous", r.VersusPrevious}, {"versus_baseline", r.VersusBaseline}} {
+		if cmp.c == nil {
+			continue
+		}
+		s.Properties = append(s.Properties, property{cmp.name, comparisonNote(cmp.c)})
+		for _, ch := range cmp.c.Cases {
+			changes[ch.Index] = append(changes[ch.Index], property{cmp.name, fmt.Sprintf("%s against %s; %s", ch.Change, cmp.c.Label, evidenceNote(ch))})
+		}
 	}
 	for i, c := range r.Cases {
 		tc := testcase{Classname: r.Label, Name: c.CaseID}
@@ -118,7 +135,7 @@ func suiteOf(rel *evaluator.Release, snap *evaluator.Snapshot) testsuite {
 		if secs, ok := caseSeconds(snap, i); ok {
 			tc.Time = secs
 		}
-		tc.Properties = []property{{"severity", string(c.Severity)}}
+		tc.Properties = append([]property{{"severity", string(c.Severity)}}, changes[i]...)
 		if snap.Trials() > 0 {
 			addTrials(&tc, c)
 		} else if !c.Passed {

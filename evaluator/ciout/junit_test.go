@@ -103,6 +103,7 @@ func TestXSD(t *testing.T) {
 	reports := map[string][]byte{
 		"release":      JUnit(sampleRelease(t)),
 		"candidate-v2": JUnit(singleRelease(t, "candidate-v2")),
+		"noise":        JUnit(noiseRelease(t)),
 		"hostile":      JUnit(syntheticRelease(hostile, hostile, metrics(big.NewRat(0, 1), 1, "", ""), sampleGate)),
 		// The schema must be able to say no: a suite needs its tests count.
 		"invalid": []byte(`<testsuites><testsuite name="a"/></testsuites>`),

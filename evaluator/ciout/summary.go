@@ -28,18 +28,24 @@ import (
 func Summary(rel *evaluator.Release) []byte {
 	var b bytes.Buffer
 	b.WriteString("## Release gate\n\n")
-	fmt.Fprintf(&b, "Policy %s · %d cases · %d snapshot%s.\n\n", markdown.Cell(rel.Suite.PolicyVersion()), len(rel.Suite.Cases), len(rel.Snapshots), plural(len(rel.Snapshots)))
+	policy := "No policy"
+	if rel.Suite.Policy != nil {
+		policy = "Policy " + markdown.Cell(rel.Suite.PolicyVersion())
+	}
+	fmt.Fprintf(&b, "%s · %d cases · %d snapshot%s.\n\n", policy, len(rel.Suite.Cases), len(rel.Snapshots), plural(len(rel.Snapshots)))
 	if len(rel.Snapshots) > 1 {
+		level := rel.Suite.Gate.Confidence
 		trials := slices.ContainsFunc(rel.Snapshots, func(s *evaluator.Snapshot) bool { return s.Trials() > 0 })
 		if trials {
-			b.WriteString("| snapshot | functional | trials passed | critical failures | p95 latency | average cost | decision |\n")
-			b.WriteString("|---|---:|---:|---:|---:|---:|---|\n")
+			fmt.Fprintf(&b, "| snapshot | functional | %s interval | trials passed | critical failures | p95 latency | average cost | decision |\n", level.Percent())
+			b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|\n")
 		} else {
-			b.WriteString("| snapshot | functional | critical failures | p95 latency | average cost | decision |\n")
-			b.WriteString("|---|---:|---:|---:|---:|---|\n")
+			fmt.Fprintf(&b, "| snapshot | functional | %s interval | critical failures | p95 latency | average cost | decision |\n", level.Percent())
+			b.WriteString("|---|---:|---:|---:|---:|---:|---|\n")
 		}
+		passRate, _ := decide.SpecOf(decide.GatePassRate)
 		for _, s := range rel.Snapshots {
-			fmt.Fprintf(&b, "| `%s` | %s |", s.Label(), s.PassCount())
+			fmt.Fprintf(&b, "| `%s` | %s | %s |", s.Label(), s.PassCount(), s.IntervalCell(passRate, level))
 			if trials {
 				fmt.Fprintf(&b, " %s |", trialsCell(s))
 			}
@@ -55,21 +61,34 @@ func Summary(rel *evaluator.Release) []byte {
 
 func writeSnapshotSummary(b *bytes.Buffer, rel *evaluator.Release, s *evaluator.Snapshot) {
 	r := s.Result
+	g := rel.Suite.Gate
 	fmt.Fprintf(b, "### `%s`: %s\n\n", s.Label(), r.Decision)
-	fmt.Fprintf(b, "**%s**: %s. %s cases passed.\n\n", r.Decision, decisionMeaning(r.Decision), s.PassCount())
+	fmt.Fprintf(b, "**%s**: %s. %s.\n\n", r.Decision, decisionMeaning(s, g), upperFirst(s.PassRateSentence(g.Confidence)))
+	for _, c := range s.Comparisons() {
+		writeComparison(b, c)
+	}
 	if m := s.Metrics; m.K > 0 {
 		fmt.Fprintf(b, "%d trials per case: %s of all trials passed (trial_pass_rate); %d flaky case%s.\n\n", m.K, decide.Percent(m.TrialPassRate), m.FlakyCases, plural(m.FlakyCases))
 	}
 	b.WriteString("| gate | observed | limit | margin | result |\n")
 	b.WriteString("|---|---:|---:|---:|---|\n")
-	for _, g := range gateViews(s) {
+	views := gateViews(s)
+	for _, g := range views {
 		result := "pass"
-		if !g.passed {
+		switch g.outcome {
+		case decide.Failed:
 			result = "**fail**"
+		case decide.Inconclusive:
+			result = "**inconclusive**"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", g.label, g.observed, g.threshold, g.margin, result)
 	}
 	b.WriteString("\nThe margin is the room left before a gate fails; a negative margin is a failed gate.\n\n")
+	for _, g := range views {
+		if g.unproven != "" {
+			fmt.Fprintf(b, "Inconclusive: %s.\n\n", g.unproven)
+		}
+	}
 	writeFlakyCases(b, rel, s)
 	failing := s.FailingCases()
 	if len(failing) == 0 {
@@ -125,6 +144,39 @@ func writeFlakyCases(b *bytes.Buffer, rel *evaluator.Release, s *evaluator.Snaps
 		fmt.Fprintf(b, "| %s | %s | %d/%d | %s | %s |\n", caseName(rel, c.CaseID), c.Severity, c.TrialsPassed, c.Trials, result, strings.Join(names, ", "))
 	}
 	b.WriteString("\n")
+}
+
+// writeComparison writes one of a snapshot's comparisons in a sentence,
+// with the changed cases and the tests behind the p-values folded away.
+func writeComparison(b *bytes.Buffer, c evaluator.Comparison) {
+	fmt.Fprintf(b, "%s\n\n", c.Heading())
+	if len(c.Cases) == 0 {
+		return
+	}
+	significant, noise, untested := c.ByEvidence()
+	var kinds []string
+	for _, k := range []struct {
+		n    int
+		what string
+	}{{significant, "significant"}, {noise, "within noise"}, {untested, "from a single run"}} {
+		if k.n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d %s", k.n, k.what))
+		}
+	}
+	fmt.Fprintf(b, "<details><summary>%d changed case%s (%s)</summary>\n\n", len(c.Cases), plural(len(c.Cases)), strings.Join(kinds, ", "))
+	b.WriteString("| case | change | evidence |\n|---|---|---|\n")
+	for _, ch := range c.Cases {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", markdown.Cell(ch.CaseID), ch.Change, evidenceNote(ch))
+	}
+	b.WriteString("\nThe snapshot's p-value is the exact McNemar test over the changed cases; a case judged several times on both sides has its own Fisher exact test.\n\n</details>\n\n")
+}
+
+// upperFirst capitalises the first letter of s.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // trialsCell is a snapshot's trial pass rate and k, "83.33% of 3 × 12",

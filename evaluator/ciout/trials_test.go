@@ -182,9 +182,9 @@ func TestTrialsJUnit(t *testing.T) {
 func TestTrialsSummary(t *testing.T) {
 	md := string(Summary(trialsRelease(t)))
 	for _, want := range []string{
-		"| snapshot | functional | trials passed | critical failures |",
-		"| `candidate-v3` | 12/12 | no trials | 0 |",
-		"| `trials-v4` | 11/12 | 86.11% of 3 × 12 | 1 |",
+		"| snapshot | functional | 95% interval | trials passed | critical failures |",
+		"| `candidate-v3` | 12/12 | 75.8–100% | no trials | 0 |",
+		"| `trials-v4` | 11/12 | 64.6–98.5% | 86.11% of 3 × 12 | 1 |",
 		"3 trials per case: 86.11% of all trials passed (trial_pass_rate); 4 flaky cases.",
 		"Flaky cases (4):",
 		"| **ER-007** ",

@@ -3,16 +3,25 @@
 //
 // The gates are data: Specs lists each one with the gate.json key of its
 // threshold, the metric it reads, the direction of its bound, the
-// decision it forces when it fails and how its values are worded.
-// Decide loops over Specs, and every report renders from the GateResults
-// it returns, so a new gate is one more entry in Specs.
+// decision it forces when it fails, whether it can ask for proof, which
+// cases drive it and how its values are worded. Decide loops over Specs,
+// and every report renders from the GateResults it returns, so a new gate
+// is one more entry in Specs.
+//
+// The evidence behind a decision lives here too: the pass rate's
+// interval (Metrics.PassRateInterval) and the paired comparison of two
+// snapshots (Comparison), from the statistics of package stats.
 package decide
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
+	"fmt"
 	"math/big"
 	"slices"
 
+	"github.com/releasegate/releasegate/evaluator/stats"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
@@ -43,6 +52,7 @@ const (
 	GateCriticalFailures = "critical_failures"
 	GateP95Latency       = "p95_latency_ms"
 	GateAvgCost          = "avg_cost_usd"
+	GateNoRegression     = "no_regression"
 )
 
 // Tally accumulates what the decision depends on, one case at a time.
@@ -115,6 +125,18 @@ type Metrics struct {
 	K, TrialsPassed, FlakyCases int
 	// TrialPassRate is passed trials / (cases × K), exact.
 	TrialPassRate *big.Rat
+	// Baseline is the snapshot's comparison with the baseline gate.json
+	// names: nil without a baseline, and for the baseline itself.
+	Baseline *Comparison
+}
+
+// PassRateInterval is the Wilson interval of the pass rate at level;
+// false when there are no cases.
+func (m Metrics) PassRateInterval(level stats.Level) (stats.Interval, bool) {
+	if m.CasesTotal < 1 {
+		return stats.Interval{}, false
+	}
+	return stats.Wilson(m.CasesPassed, m.CasesTotal, level.Z()), true
 }
 
 // Metrics computes the observed values so far.
@@ -165,31 +187,120 @@ func P95(values []suite.Number) (suite.Number, bool) {
 	return sorted[rank-1].n, true
 }
 
+// GateThreshold is a gate's threshold as results files write it: a
+// number, the label of the snapshot a gate against the baseline compares
+// with, or null for a gate that is off.
+type GateThreshold struct {
+	Number *float64
+	Label  string
+}
+
+// MarshalJSON writes the label as a string, else the number or null.
+// HTML escaping is left to the encoder that calls it, as for any other
+// member.
+func (t GateThreshold) MarshalJSON() ([]byte, error) {
+	if t.Label == "" {
+		return json.Marshal(t.Number)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(t.Label)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
+}
+
+// Outcome is how a gate came out.
+type Outcome int
+
+// The outcomes of a gate.
+const (
+	Held Outcome = iota
+	// Inconclusive: the observed value clears the threshold but the
+	// bound of its interval does not (require_evidence).
+	Inconclusive
+	Failed
+	// Off: the threshold is null; the gate decides nothing.
+	Off
+)
+
 // GateResult is one threshold checked against its observed value. A gate
-// whose threshold is null in gate.json is off: Threshold is nil, it
+// whose threshold is null in gate.json is off: Threshold is null, it
 // passes, and it decides nothing; its observed value is still reported.
 type GateResult struct {
-	Gate      string   `json:"gate"`
-	Threshold *float64 `json:"threshold"`
-	Observed  *float64 `json:"observed"`
-	Passed    bool     `json:"passed"`
+	Gate      string        `json:"gate"`
+	Threshold GateThreshold `json:"threshold"`
+	Observed  *float64      `json:"observed"`
+	Passed    bool          `json:"passed"`
+	// Inconclusive and LowerBound appear only on an inconclusive gate:
+	// LowerBound is the bound that fell short, rounded to 6 decimals as
+	// the results file writes it.
+	Inconclusive bool     `json:"inconclusive,omitempty"`
+	LowerBound   *float64 `json:"lower_bound,omitempty"`
 
 	// Spec is the gate's entry in Specs.
 	Spec *Spec `json:"-"`
 	// Limit and Value are the exact threshold and observed value; nil
 	// when the gate is off or nothing was measured.
 	Limit, Value *big.Rat `json:"-"`
+	// Level is the confidence level of the interval and the test.
+	Level stats.Level `json:"-"`
+	// Interval is the observed value's interval, for a gate with a
+	// Proof; nil when there are no cases.
+	Interval *stats.Interval `json:"-"`
+	// Settle is, for an inconclusive gate, the fewest cases that at the
+	// same observed value would settle it; 0 when none would.
+	Settle int64 `json:"-"`
+	// Versus is the comparison a gate against the baseline decides on.
+	Versus *Comparison `json:"-"`
 }
 
 // Off reports whether the gate is not gated: its threshold is null.
-func (g *GateResult) Off() bool { return g.Limit == nil }
+func (g *GateResult) Off() bool { return g.Limit == nil && g.Versus == nil }
+
+// Outcome says how the gate came out.
+func (g *GateResult) Outcome() Outcome {
+	switch {
+	case g.Off():
+		return Off
+	case g.Inconclusive:
+		return Inconclusive
+	case !g.Passed:
+		return Failed
+	}
+	return Held
+}
+
+// Forces is the decision the gate forces: its spec's Fails when it
+// failed, its Proof's Unproven when inconclusive, PASS otherwise.
+func (g *GateResult) Forces() Decision {
+	switch g.Outcome() {
+	case Failed:
+		return g.Spec.Fails
+	case Inconclusive:
+		return g.Spec.Proof.Unproven
+	}
+	return Pass
+}
+
+// Bound is the bound of the interval on the threshold's side, the one
+// require_evidence checks: the lower bound for a minimum. 0 without an
+// interval.
+func (g *GateResult) Bound() float64 {
+	switch {
+	case g.Interval == nil:
+		return 0
+	case g.Spec.Bound == AtLeast:
+		return g.Interval.Lo
+	}
+	return g.Interval.Hi
+}
 
 // Measured reports whether there was a value to check.
 func (g *GateResult) Measured() bool { return g.Value != nil }
 
 // Margin is the room left before the gate fails, exact: positive or zero
-// passes, negative fails. It is nil when the gate is off or nothing was
-// measured.
+// passes, negative fails. It is nil when the gate is off, nothing was
+// measured, or the gate compares with the baseline.
 func (g *GateResult) Margin() *big.Rat {
 	if g.Limit == nil || g.Value == nil {
 		return nil
@@ -200,34 +311,85 @@ func (g *GateResult) Margin() *big.Rat {
 	return new(big.Rat).Sub(g.Limit, g.Value)
 }
 
-// Decides reports whether this result forces its spec's decision: the
-// gate is on and failed.
+// Decides reports whether this result forces a decision: the gate is on
+// and failed, or is inconclusive.
 func (g *GateResult) Decides() bool { return !g.Passed && !g.Off() }
 
 // Decide applies the thresholds, gate by gate in the order of Specs:
 // each gate that is on and fails forces its spec's decision (BLOCK for
-// the pass rate and critical failures, REVIEW for p95 latency and
-// average cost); the worst forced decision wins, and PASS when none is.
-// A value equal to its limit passes; a gate that is on fails when there
-// was nothing to measure.
+// the pass rate, critical failures and a regression against the
+// baseline, REVIEW for p95 latency and average cost), and an
+// inconclusive gate forces its proof's (REVIEW); the worst forced
+// decision wins, and PASS when none is. A value equal to its limit
+// passes; a gate that is on fails when there was nothing to measure.
+//
+// With require_evidence in g, a gate with a Proof that holds on its
+// observed value holds only when the bound of its interval at g's
+// confidence also reaches its threshold; otherwise it is inconclusive.
+// The gate against the baseline is listed only when m.Baseline is set:
+// it fails when there are more regressions than fixes and the paired
+// test finds that unlikely to be chance.
 func Decide(m Metrics, g suite.Gate) (Decision, []GateResult) {
 	decision := Pass
-	gates := make([]GateResult, len(Specs))
+	gates := make([]GateResult, 0, len(Specs))
 	for i := range Specs {
 		spec := &Specs[i]
-		r := GateResult{Gate: spec.Name, Spec: spec, Value: spec.Observed(m), Passed: true}
-		r.Observed = float(r.Value)
-		if limit, on := g.Threshold(spec.Key); on {
-			r.Limit = limit.Rat()
-			r.Threshold = float(r.Limit)
-			r.Passed = r.Value != nil && r.Margin().Sign() >= 0
+		r, listed := spec.check(m, g)
+		if !listed {
+			continue
 		}
-		if r.Decides() && spec.Fails.rank() > decision.rank() {
-			decision = spec.Fails
+		if f := r.Forces(); f.rank() > decision.rank() {
+			decision = f
 		}
-		gates[i] = r
+		gates = append(gates, r)
 	}
 	return decision, gates
+}
+
+// check decides one gate; false when the gate is not listed.
+func (s *Spec) check(m Metrics, g suite.Gate) (GateResult, bool) {
+	r := GateResult{Gate: s.Name, Spec: s, Value: s.Observed(m), Passed: true, Level: g.Confidence}
+	if s.Kind == AgainstBaseline {
+		c := m.Baseline
+		if c == nil {
+			return r, false
+		}
+		r.Versus, r.Threshold.Label = c, c.Label
+		p := c.PValue
+		r.Observed = &p
+		r.Passed = !c.Regressed()
+		return r, true
+	}
+	r.Observed = float(r.Value)
+	if s.Proof != nil {
+		if iv, ok := s.Proof.Interval(m, g.Confidence); ok {
+			r.Interval = &iv
+		}
+	}
+	limit, on := g.Threshold(s.Key)
+	if !on {
+		return r, true
+	}
+	r.Limit = limit.Rat()
+	r.Threshold.Number = float(r.Limit)
+	r.Passed = r.Value != nil && r.Margin().Sign() >= 0
+	if r.Passed && g.RequireEvidence && s.Proof != nil && r.Interval != nil && !r.boundClears() {
+		r.Passed, r.Inconclusive = false, true
+		lo := stats.RoundDecimals(r.Bound(), 6)
+		r.LowerBound = &lo
+		r.Settle, _ = s.Proof.Settle(m, g.Confidence, r.Limit)
+	}
+	return r, true
+}
+
+// boundClears reports whether the interval's bound reaches the
+// threshold, compared exactly.
+func (g *GateResult) boundClears() bool {
+	c := new(big.Rat).SetFloat64(g.Bound()).Cmp(g.Limit)
+	if g.Spec.Bound == AtLeast {
+		return c >= 0
+	}
+	return c <= 0
 }
 
 // Find returns the result of the gate named name.
@@ -244,21 +406,45 @@ func Find(gates []GateResult, name string) (*GateResult, bool) {
 // list the thresholds a suite is held to.
 type Threshold struct {
 	Spec *Spec
-	// Limit is nil when the gate is off.
+	// Limit is nil when the gate is off; Label is the baseline for a
+	// gate against it.
 	Limit *big.Rat
+	Label string
 }
 
-// Text words the threshold: "at most 2,500 ms", or "not gated".
-func (t Threshold) Text() string { return t.Spec.ThresholdText(t.Limit) }
+// Text words the threshold: "at most 2,500 ms", "not gated", or "no
+// significant regression against candidate-v2".
+func (t Threshold) Text() string {
+	if t.Spec.Kind == AgainstBaseline {
+		return baselineText(t.Label)
+	}
+	return t.Spec.ThresholdText(t.Limit)
+}
 
-// Thresholds lists every gate's threshold in g, in the order of Specs.
+// RuleText is the threshold as the release report lists it:
+// "Latency: p95 at most 2,500 ms (nearest rank).", "Cost: not gated."
+func (t Threshold) RuleText() string {
+	switch {
+	case t.Spec.Kind == AgainstBaseline:
+		return fmt.Sprintf(t.Spec.Rule, t.Label)
+	case t.Limit == nil:
+		return t.Spec.Topic + ": " + NotGated + "."
+	}
+	return fmt.Sprintf(t.Spec.Rule, t.Text())
+}
+
+// Thresholds lists the threshold of every gate that applies under g, in
+// the order of Specs.
 func Thresholds(g suite.Gate) []Threshold {
-	out := make([]Threshold, len(Specs))
-	for i := range Specs {
-		out[i] = Threshold{Spec: &Specs[i]}
-		if n, on := g.Threshold(Specs[i].Key); on {
-			out[i].Limit = n.Rat()
+	var out []Threshold
+	for _, spec := range Applicable(g) {
+		t := Threshold{Spec: spec}
+		if spec.Kind == AgainstBaseline {
+			t.Label = g.Baseline
+		} else if n, on := g.Threshold(spec.Key); on {
+			t.Limit = n.Rat()
 		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -274,10 +460,10 @@ func SpecOf(name string) (*Spec, bool) {
 }
 
 // Limit returns the threshold of the gate named name, false when it is
-// off.
+// off or is not a number.
 func Limit(g suite.Gate, name string) (*big.Rat, bool) {
 	for i := range Specs {
-		if Specs[i].Name == name {
+		if Specs[i].Name == name && Specs[i].Kind == AgainstLimit {
 			n, on := g.Threshold(Specs[i].Key)
 			if !on {
 				return nil, false

@@ -213,7 +213,7 @@ func TestNothingMeasuredFailsAGateThatIsOn(t *testing.T) {
 	// Off, the same gate decides nothing.
 	d, gates = Decide(m, gateOf("0.9", "0", "null", "0.025"))
 	g, _ = Find(gates, GateP95Latency)
-	if d != Pass || !g.Passed || g.Threshold != nil {
+	if d != Pass || !g.Passed || g.Threshold.Number != nil {
 		t.Errorf("gate off: decision %s, passed=%v threshold=%v; want PASS, passed, null", d, g.Passed, g.Threshold)
 	}
 }
@@ -245,7 +245,7 @@ func TestGatesThatAreOff(t *testing.T) {
 				t.Fatalf("%d gates, want all four listed", len(gates))
 			}
 			for _, g := range gates {
-				if g.Off() && (!g.Passed || g.Threshold != nil || g.ThresholdText() != "not gated" || g.Decides()) {
+				if g.Off() && (!g.Passed || g.Threshold.Number != nil || g.ThresholdText() != "not gated" || g.Decides()) {
 					t.Errorf("off gate %s: %+v, threshold text %q", g.Gate, g, g.ThresholdText())
 				}
 			}

@@ -3,7 +3,11 @@ package decide
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
+
+	"github.com/releasegate/releasegate/evaluator/stats"
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // Bound says which side of its threshold a gate's value must stay on.
@@ -32,10 +36,11 @@ const (
 	Count                    // a whole number of cases
 	Milliseconds             // a duration
 	USD                      // an amount of money
+	PValue                   // the p-value of a test, from 0 to 1
 )
 
 // Format writes a value for people: "91.67%", "2", "5,200 ms",
-// "USD 0.0125".
+// "USD 0.0125", "p = 0.25".
 func (u Unit) Format(r *big.Rat) string {
 	switch u {
 	case Fraction:
@@ -44,6 +49,9 @@ func (u Unit) Format(r *big.Rat) string {
 		return r.RatString()
 	case Milliseconds:
 		return FormatMS(r)
+	case PValue:
+		f, _ := r.Float64()
+		return FormatP(f)
 	}
 	return FormatUSD(r)
 }
@@ -71,22 +79,64 @@ func (u Unit) shortMagnitude(r *big.Rat) string {
 	return u.Format(r)
 }
 
+// Kind says what a gate holds a snapshot against.
+type Kind int
+
+// The kinds of gates.
+const (
+	// AgainstLimit: an observed value against a number in gate.json
+	// (or null, which turns the gate off).
+	AgainstLimit Kind = iota
+	// AgainstBaseline: the snapshot against the baseline gate.json
+	// names, case by case (Metrics.Baseline). The gate exists only
+	// where there is a baseline to compare with, and fails on more
+	// regressions than fixes that are unlikely to be chance.
+	AgainstBaseline
+)
+
+// Drivers names the cases that drive a gate that fails, for pages and
+// reports that list them.
+type Drivers int
+
+// The sets of cases that can drive a gate.
+const (
+	FailingCases         Drivers = iota // every failing case
+	FailingCriticalCases                // the failing cases of severity critical
+	SlowestOutputs                      // the outputs over the latency limit, slowest first
+	CostliestOutputs                    // the outputs over the cost limit, dearest first
+	RegressedCases                      // the cases that pass in the baseline and fail here
+)
+
 // Spec is one gate: what it reads, how it is bounded, what failing it
 // means and how it is worded.
 type Spec struct {
 	Name string // in results files: "p95_latency_ms"
-	Key  string // its threshold in gate.json: "max_p95_latency_ms"
+	// Key turns the gate on in gate.json: its threshold
+	// ("max_p95_latency_ms"), or for a gate against the baseline the
+	// key naming the baseline ("baseline").
+	Key string
 	// Optional lets gate.json leave Key out, which turns the gate off;
 	// the first four gates are required, so that a misspelt threshold
 	// does not fall away silently.
 	Optional bool
-	Unit     Unit
-	Bound    Bound
+	Kind     Kind
+	// Unit is that of the observed value, and of the threshold of a
+	// gate against a limit.
+	Unit  Unit
+	Bound Bound
 	// Fails is the decision the gate forces when it is on and fails.
 	Fails Decision
 	// Observed reads the gate's value from the metrics; nil when
 	// nothing was measured.
 	Observed func(Metrics) *big.Rat
+	// Proof, when set, lets require_evidence in gate.json ask the gate
+	// for proof: it then holds only when the interval of its observed
+	// value clears the threshold too. nil for gates without an interval.
+	Proof *Proof
+	// Drivers are the cases that drive the gate when it fails, and
+	// DriversText words them: "the failing critical cases".
+	Drivers     Drivers
+	DriversText string
 
 	Title  string // on pages: "Latency (p95, nearest rank)"
 	Column string // heading of the side-by-side tables: "p95 latency"
@@ -99,14 +149,34 @@ type Spec struct {
 	// nil adds nothing.
 	Detail func(Metrics) string
 	// Rule is the release report's threshold line, %s being the bound
-	// and limit ("at most 2,500 ms").
+	// and limit ("at most 2,500 ms"), or the baseline's label.
 	Rule string
 	// Ahead and Behind word a margin that passes and one that fails:
 	// "under the limit", "over the limit".
 	Ahead, Behind string
-	// Failure words the gate failing, given its observed value and
-	// limit, for a decision's reason.
-	Failure func(observed, limit *big.Rat) string
+	// Failure words the gate failing, for a decision's reason; the
+	// result holds its observed value and limit, or its comparison.
+	Failure func(*GateResult) string
+}
+
+// Proof is how a gate asks for evidence when gate.json sets
+// require_evidence: the observed value is an estimate from a sample of
+// cases, its interval says how far the truth may lie from it, and the
+// gate holds only when the bound on the threshold's side clears the
+// threshold as well. When the value clears it but the bound does not,
+// the gate is inconclusive.
+type Proof struct {
+	// Interval is the interval of the observed value at a confidence
+	// level; false when there is none (no cases).
+	Interval func(Metrics, stats.Level) (stats.Interval, bool)
+	// Settle is the fewest cases that, at the same observed value,
+	// would give a bound that clears limit; false when none would.
+	Settle func(m Metrics, level stats.Level, limit *big.Rat) (int64, bool)
+	// Unproven is the decision an inconclusive gate forces.
+	Unproven Decision
+	// Inconclusive words an inconclusive outcome for a decision's
+	// reason.
+	Inconclusive func(*GateResult) string
 }
 
 // Specs are the gates, in the order results list them.
@@ -114,29 +184,42 @@ var Specs = []Spec{
 	{
 		Name: GatePassRate, Key: "min_pass_rate", Unit: Fraction, Bound: AtLeast, Fails: Block,
 		Observed: func(m Metrics) *big.Rat { return m.PassRate },
-		Title:    "Functional (pass rate)", Topic: "Functional: pass rate", Label: "pass rate",
+		Proof: &Proof{
+			Interval: Metrics.PassRateInterval,
+			Settle: func(m Metrics, level stats.Level, limit *big.Rat) (int64, bool) {
+				return stats.CasesToSettle(m.CasesPassed, m.CasesTotal, level.Z(), limit)
+			},
+			Unproven: Review,
+			Inconclusive: func(g *GateResult) string {
+				return fmt.Sprintf("pass rate %s meets the minimum of %s but is not proven: at %s confidence it may be as low as %s",
+					Percent(g.Value), Percent(g.Limit), g.Level.Percent(), percentOf(g.Bound()))
+			},
+		},
+		Drivers: FailingCases, DriversText: "the failing cases",
+		Title: "Functional (pass rate)", Topic: "Functional: pass rate", Label: "pass rate",
 		Detail:  func(m Metrics) string { return fmt.Sprintf("(%d of %d cases)", m.CasesPassed, m.CasesTotal) },
 		Column:  "functional",
 		Summary: func(m Metrics) string { return fmt.Sprintf("%d/%d", m.CasesPassed, m.CasesTotal) },
 		Rule:    "Functional: pass rate %s.",
 		Ahead:   "above the minimum", Behind: "below the minimum",
-		Failure: func(observed, limit *big.Rat) string {
-			return fmt.Sprintf("pass rate %s is below the minimum of %s", Percent(observed), Percent(limit))
+		Failure: func(g *GateResult) string {
+			return fmt.Sprintf("pass rate %s is below the minimum of %s", Percent(g.Value), Percent(g.Limit))
 		},
 	},
 	{
 		Name: GateCriticalFailures, Key: "max_critical_failures", Unit: Count, Bound: AtMost, Fails: Block,
 		Observed: func(m Metrics) *big.Rat { return big.NewRat(int64(m.CriticalFailures), 1) },
-		Title:    "Safety (failed critical cases)", Topic: "Safety: failed critical cases", Label: "critical failures",
+		Drivers:  FailingCriticalCases, DriversText: "the failing critical cases",
+		Title: "Safety (failed critical cases)", Topic: "Safety: failed critical cases", Label: "critical failures",
 		Column: "critical failures",
 		Rule:   "Safety: %s failed critical case(s).",
 		Ahead:  "to spare", Behind: "over the limit",
-		Failure: func(observed, limit *big.Rat) string {
+		Failure: func(g *GateResult) string {
 			cases := "cases"
-			if observed.Cmp(big.NewRat(1, 1)) == 0 {
+			if g.Value.Cmp(big.NewRat(1, 1)) == 0 {
 				cases = "case"
 			}
-			return fmt.Sprintf("%s critical %s failed, at most %s allowed", observed.RatString(), cases, limit.RatString())
+			return fmt.Sprintf("%s critical %s failed, at most %s allowed", g.Value.RatString(), cases, g.Limit.RatString())
 		},
 	},
 	{
@@ -147,23 +230,46 @@ var Specs = []Spec{
 			}
 			return m.P95LatencyMS.Rat()
 		},
+		Drivers: SlowestOutputs, DriversText: "the outputs slower than the limit, slowest first",
 		Title: "Latency (p95, nearest rank)", Topic: "Latency: p95 (nearest rank)", Label: "p95 latency",
 		Column: "p95 latency",
 		Rule:   "Latency: p95 %s (nearest rank).",
 		Ahead:  "under the limit", Behind: "over the limit",
-		Failure: func(observed, limit *big.Rat) string {
-			return fmt.Sprintf("p95 latency %s is over the limit of %s", FormatMS(observed), FormatMS(limit))
+		Failure: func(g *GateResult) string {
+			return fmt.Sprintf("p95 latency %s is over the limit of %s", FormatMS(g.Value), FormatMS(g.Limit))
 		},
 	},
 	{
 		Name: GateAvgCost, Key: "max_avg_cost_usd", Unit: USD, Bound: AtMost, Fails: Review,
 		Observed: func(m Metrics) *big.Rat { return m.AvgCostUSD },
-		Title:    "Cost (average per output)", Topic: "Cost: average per output", Label: "average cost",
+		Drivers:  CostliestOutputs, DriversText: "the outputs dearer than the limit on the average, dearest first",
+		Title: "Cost (average per output)", Topic: "Cost: average per output", Label: "average cost",
 		Column: "average cost",
 		Rule:   "Cost: average %s per output.",
 		Ahead:  "under the limit", Behind: "over the limit",
-		Failure: func(observed, limit *big.Rat) string {
-			return fmt.Sprintf("average cost %s is over the limit of %s", FormatUSD(observed), FormatUSD(limit))
+		Failure: func(g *GateResult) string {
+			return fmt.Sprintf("average cost %s is over the limit of %s", FormatUSD(g.Value), FormatUSD(g.Limit))
+		},
+	},
+	{
+		Name: GateNoRegression, Key: "baseline", Optional: true, Kind: AgainstBaseline, Unit: PValue, Bound: AtLeast, Fails: Block,
+		Observed: func(m Metrics) *big.Rat {
+			if m.Baseline == nil {
+				return nil
+			}
+			return new(big.Rat).SetFloat64(m.Baseline.P)
+		},
+		Drivers: RegressedCases, DriversText: "the cases that pass in the baseline and fail here",
+		Title: "No regression (against the baseline)", Topic: "Baseline: no regression", Label: "regression against the baseline",
+		Column:  "vs baseline",
+		Summary: func(m Metrics) string { return m.Baseline.Counts() },
+		Detail:  func(m Metrics) string { return "(against " + m.Baseline.Label + ": " + m.Baseline.Counts() + ")" },
+		Rule:    "Baseline: no more regressions than fixes against %s beyond chance.",
+		Ahead:   "could be chance", Behind: "not chance",
+		Failure: func(g *GateResult) string {
+			c := g.Versus
+			return fmt.Sprintf("%d %s against %s and %d fixed, which is not chance (%s)",
+				c.Regressions, plural(c.Regressions, "case regressed", "cases regressed"), c.Label, c.Fixes, FormatP(c.P))
 		},
 	},
 }
@@ -178,6 +284,29 @@ func (s *Spec) ThresholdText(limit *big.Rat) string {
 		return NotGated
 	}
 	return s.Bound.String() + " " + s.Unit.Format(limit)
+}
+
+// baselineText words the threshold of a gate against the baseline.
+func baselineText(label string) string {
+	return "no significant regression against " + label
+}
+
+// Applies reports whether the gate is listed at all under g: a gate
+// against the baseline only when gate.json names one. (A gate against a
+// limit is listed even when it is off.)
+func (s *Spec) Applies(g suite.Gate) bool {
+	return s.Kind != AgainstBaseline || g.Baseline != ""
+}
+
+// Applicable lists the specs that apply under g, in the order of Specs.
+func Applicable(g suite.Gate) []*Spec {
+	var out []*Spec
+	for i := range Specs {
+		if Specs[i].Applies(g) {
+			out = append(out, &Specs[i])
+		}
+	}
+	return out
 }
 
 // ObservedText words the gate's observed value, "n/a" when nothing was
@@ -199,12 +328,21 @@ func (g *GateResult) Cell(m Metrics) string {
 }
 
 // ThresholdText words the gate's threshold, "not gated" when it is off.
-func (g *GateResult) ThresholdText() string { return g.Spec.ThresholdText(g.Limit) }
+func (g *GateResult) ThresholdText() string {
+	if g.Versus != nil {
+		return baselineText(g.Versus.Label)
+	}
+	return g.Spec.ThresholdText(g.Limit)
+}
 
 // MarginText words the margin for pages: "2,700 ms over the limit",
 // "exactly at the limit", or "n/a" when the gate is off or nothing was
-// measured.
+// measured. A gate against the baseline words its comparison: "3 fixed,
+// 0 regressed: could be chance".
 func (g *GateResult) MarginText() string {
+	if g.Versus != nil {
+		return g.Versus.Counts() + ": " + g.Versus.Verdict()
+	}
 	d := g.Margin()
 	switch {
 	case d == nil:
@@ -220,8 +358,12 @@ func (g *GateResult) MarginText() string {
 }
 
 // SignedMargin writes the margin with its sign for CI outputs: "+1.67 pp",
-// "-2,700 ms", or "n/a".
+// "-2,700 ms", or "n/a"; for a gate against the baseline its counts,
+// "3 fixed, 0 regressed".
 func (g *GateResult) SignedMargin() string {
+	if g.Versus != nil {
+		return g.Versus.Counts()
+	}
 	d := g.Margin()
 	if d == nil {
 		return "n/a"
@@ -242,10 +384,12 @@ func (g *GateResult) FailureText() string {
 	switch {
 	case !g.Decides():
 		return ""
+	case g.Inconclusive:
+		return g.Spec.Proof.Inconclusive(g)
 	case g.Value == nil:
 		return "no " + g.Spec.Label + " was measured"
 	}
-	return g.Spec.Failure(g.Value, g.Limit)
+	return g.Spec.Failure(g)
 }
 
 // FormatDecimal writes r with at most prec decimals, trailing zeros
@@ -282,4 +426,31 @@ func FormatMS(r *big.Rat) string {
 		b.WriteString("." + frac)
 	}
 	return b.String() + " ms"
+}
+
+// FormatP writes a p-value for people, to two significant digits:
+// "p = 0.25", "p = 0.0012", "p < 0.001".
+func FormatP(p float64) string {
+	if p < 0.001 {
+		return "p < 0.001"
+	}
+	return "p = " + strconv.FormatFloat(p, 'g', 2, 64)
+}
+
+// percentOf writes a share held as a double as a percentage with one
+// decimal at most, as intervals are shown: 0.757506 → "75.8%".
+func percentOf(f float64) string {
+	return strconv.FormatFloat(stats.RoundDecimals(100*f, 1), 'f', -1, 64) + "%"
+}
+
+// IntervalText words an interval of a share: "75.8–100%".
+func IntervalText(iv stats.Interval) string {
+	return strings.TrimSuffix(percentOf(iv.Lo), "%") + "–" + percentOf(iv.Hi)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

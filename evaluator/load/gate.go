@@ -2,27 +2,38 @@ package load
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/stats"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
-// trialPassRateKey is the optional gate.json key of the share of a
-// case's trials that must pass.
-const trialPassRateKey = "min_trial_pass_rate"
+// The optional keys of gate.json that are not a gate's threshold.
+const (
+	// trialPassRateKey is the share of a case's trials that must pass.
+	trialPassRateKey = "min_trial_pass_rate"
+	// confidenceKey is the confidence level of intervals and tests.
+	confidenceKey = "confidence"
+	// requireEvidenceKey makes the pass-rate gate ask for proof.
+	requireEvidenceKey = "require_evidence"
+)
 
-// Gate parses gate.json: one threshold for each gate of decide.Specs,
-// each a number or null (the gate is off), and optionally
-// min_trial_pass_rate. Every gate's threshold is required and unknown
-// keys are refused (a misspelt threshold must not silently fall away);
-// errors name the line of the offending key, and syntax errors the line
-// and column.
+// Gate parses gate.json: one threshold for each gate of decide.Specs
+// against a limit, each a number or null (the gate is off); optionally
+// min_trial_pass_rate, confidence (0.8, 0.9, 0.95 or 0.99),
+// require_evidence (true or false) and baseline (a snapshot label, or
+// null for none; CheckBaseline checks that the snapshot exists). Every
+// required threshold must be there and unknown keys are refused (a
+// misspelt threshold must not silently fall away); errors name the line
+// of the offending key, and syntax errors the line and column.
 func Gate(file string, data []byte) (suite.Gate, error) {
 	g := suite.Gate{Thresholds: map[string]*suite.Number{}, MinTrialPassRate: suite.MustNumber("1")}
 	data = bytes.TrimPrefix(data, bom)
@@ -70,10 +81,38 @@ func Gate(file string, data []byte) (suite.Gate, error) {
 			return g, syntax(err)
 		}
 		spec := specFor(key)
-		if spec == nil && key != trialPassRateKey {
-			return g, fail(keyAt, key, "unknown threshold: use %s", thresholdKeys())
+		if spec == nil && key != trialPassRateKey && key != confidenceKey && key != requireEvidenceKey {
+			return g, fail(keyAt, key, "unknown key (a misspelt threshold?): use %s", gateKeys())
 		}
 		seen[key] = true
+		switch {
+		case key == requireEvidenceKey:
+			if kind != 't' && kind != 'f' {
+				return g, fail(keyAt, key, "expected true or false, got %s", kindName(kind))
+			}
+			g.RequireEvidence = kind == 't'
+			continue
+		case key == confidenceKey:
+			level, ok := confidenceLevel(kind, raw)
+			if !ok {
+				return g, fail(keyAt, key, "must be 0.8, 0.9, 0.95 or 0.99 (the default is 0.95), got %s", valueText(kind, raw))
+			}
+			g.Confidence = level
+			continue
+		case spec != nil && spec.Kind == decide.AgainstBaseline:
+			if kind == 'n' {
+				continue // no baseline
+			}
+			var label string
+			if kind != '"' || json.Unmarshal(raw, &label) != nil {
+				return g, fail(keyAt, key, "expected the label of a snapshot (its outputs/<label>.jsonl), got %s", kindName(kind))
+			}
+			if !suite.SafeID(label) {
+				return g, fail(keyAt, key, "%q is not a snapshot label: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", label)
+			}
+			g.Baseline, g.BaselineLine = label, lineAt(keyAt)
+			continue
+		}
 		if kind == 'n' {
 			if spec != nil {
 				g.Thresholds[key] = nil // the gate is off
@@ -127,6 +166,50 @@ func Gate(file string, data []byte) (suite.Gate, error) {
 	return g, nil
 }
 
+// CheckBaseline refuses a baseline in the gate.json at file that labels
+// none of the snapshots: the error lists them.
+func CheckBaseline(file string, g suite.Gate, labels []string) error {
+	if g.Baseline == "" || slices.Contains(labels, g.Baseline) {
+		return nil
+	}
+	return &suite.InputError{File: file, Line: g.BaselineLine, Field: "baseline",
+		Msg: fmt.Sprintf("no snapshot is labelled %q: the snapshots are %s; name one of them, or remove the key", g.Baseline, joinWords(labels, "and"))}
+}
+
+// confidenceLevel reads the value of confidence: a number equal to one
+// of the levels.
+func confidenceLevel(kind jsontext.Kind, raw []byte) (stats.Level, bool) {
+	if kind != '0' {
+		return 0, false
+	}
+	n, err := suite.ParseNumber(string(raw))
+	if err != nil {
+		return 0, false
+	}
+	for _, l := range stats.Levels {
+		if n.Rat().Cmp(suite.MustNumber(l.String()).Rat()) == 0 {
+			return l, true
+		}
+	}
+	return 0, false
+}
+
+// valueText shows a refused value: the number as written, or its kind.
+func valueText(kind jsontext.Kind, raw []byte) string {
+	if kind == '0' {
+		return string(raw)
+	}
+	return kindName(kind)
+}
+
+// joinWords joins words as "a, b or c" with conjunction "or".
+func joinWords(words []string, conjunction string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " " + conjunction + " " + words[len(words)-1]
+}
+
 // specFor returns the gate whose threshold is key, or nil.
 func specFor(key string) *decide.Spec {
 	for i := range decide.Specs {
@@ -137,12 +220,12 @@ func specFor(key string) *decide.Spec {
 	return nil
 }
 
-// thresholdKeys lists the keys gate.json may hold.
-func thresholdKeys() string {
+// gateKeys lists the keys gate.json may hold.
+func gateKeys() string {
 	var keys []string
 	for _, s := range decide.Specs {
 		keys = append(keys, s.Key)
 	}
-	keys = append(keys, trialPassRateKey)
-	return strings.Join(keys[:len(keys)-1], ", ") + " or " + keys[len(keys)-1]
+	keys = append(keys, trialPassRateKey, confidenceKey, requireEvidenceKey)
+	return joinWords(keys, "or")
 }

@@ -133,7 +133,7 @@ func TestGateBadInput(t *testing.T) {
 		{"malformed", "{\n \"min_pass_rate\": 0.9,\n", "gate.json:"},
 		{"missing threshold", "{\"min_pass_rate\": 0.9, \"max_critical_failures\": 0,\n \"max_p95_latency_ms\": 2500}", "gate.json: max_avg_cost_usd: missing required threshold"},
 		{"mistyped", "{\"min_pass_rate\": 0.9,\n \"max_critical_failures\": \"0\"}", "gate.json:2: max_critical_failures: expected a number or null, got a string"},
-		{"unknown key", "{\"min_pass_rate\": 0.9,\n\n \"max_p95_latency\": 1}", "gate.json:3: max_p95_latency: unknown threshold"},
+		{"unknown key", "{\"min_pass_rate\": 0.9,\n\n \"max_p95_latency\": 1}", "gate.json:3: max_p95_latency: unknown key"},
 		{"fraction of critical", "{\"max_critical_failures\": 0.5}", "gate.json:1: max_critical_failures: must be a whole number"},
 		{"pass rate over one", "{\"min_pass_rate\": 90}", "gate.json:1: min_pass_rate: is a fraction from 0 to 1"},
 		{"negative", "{\"max_avg_cost_usd\": -1}", "gate.json:1: max_avg_cost_usd: must not be negative"},

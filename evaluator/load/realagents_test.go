@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/stats"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
@@ -399,6 +400,9 @@ func TestWithoutPolicy(t *testing.T) {
 // The gate specs drive gate.json: each spec's key is required.
 func TestGateKeysFollowSpecs(t *testing.T) {
 	for _, spec := range decide.Specs {
+		if spec.Optional {
+			continue
+		}
 		var members []string
 		for _, other := range decide.Specs {
 			if other.Key != spec.Key {
@@ -418,6 +422,8 @@ func FuzzGate(f *testing.F) {
 	f.Add(`{"min_pass_rate": 0.9, "max_critical_failures": 0, "max_p95_latency_ms": 2500, "max_avg_cost_usd": 0.025}`)
 	f.Add(`{"min_pass_rate": null, "max_critical_failures": null, "max_p95_latency_ms": null, "max_avg_cost_usd": null, "min_trial_pass_rate": 1}`)
 	f.Add("\xEF\xBB\xBF{\n\"min_pass_rate\": 1e-3,\n}")
+	f.Add(`{"min_pass_rate": 0.9, "max_critical_failures": 0, "max_p95_latency_ms": null, "max_avg_cost_usd": null, "confidence": 0.990, "require_evidence": true, "baseline": "v1"}`)
+	f.Add(`{"confidence": 95e-2, "baseline": null, "require_evidence": false}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		g, err := Gate("gate.json", []byte(in))
 		if err != nil {
@@ -431,6 +437,12 @@ func FuzzGate(f *testing.F) {
 			if _, ok := g.Thresholds[spec.Key]; !ok && !spec.Optional {
 				t.Fatalf("accepted without %s", spec.Key)
 			}
+		}
+		if _, ok := stats.LevelOf(g.Confidence.Confidence()); !ok {
+			t.Fatalf("confidence %v accepted", g.Confidence)
+		}
+		if g.Baseline != "" && (!suite.SafeID(g.Baseline) || g.BaselineLine < 1) {
+			t.Fatalf("baseline %q on line %d accepted", g.Baseline, g.BaselineLine)
 		}
 		if r := g.TrialPassRate(); r.Sign() < 0 || r.Cmp(suite.MustNumber("1")) > 0 {
 			t.Fatalf("min_trial_pass_rate %s accepted", r)

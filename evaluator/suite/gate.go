@@ -1,5 +1,7 @@
 package suite
 
+import "github.com/releasegate/releasegate/evaluator/stats"
+
 // Gate holds the frozen release thresholds of gate.json.
 type Gate struct {
 	// Thresholds holds each threshold by its gate.json key. A nil value
@@ -8,6 +10,18 @@ type Gate struct {
 	// MinTrialPassRate is the share of a case's trials that must pass
 	// for the case to pass; 1 unless gate.json sets min_trial_pass_rate.
 	MinTrialPassRate Number
+	// Confidence is the level of every interval and test; the zero value
+	// is the default, 95 %.
+	Confidence stats.Level
+	// RequireEvidence makes the pass-rate gate hold only when the lower
+	// bound of the pass rate's interval reaches its threshold.
+	RequireEvidence bool
+	// Baseline is the label of the snapshot no other one may fall
+	// behind beyond chance; "" for none. BaselineLine is the line of
+	// gate.json that names it, for the error when no snapshot has that
+	// label.
+	Baseline     string
+	BaselineLine int
 }
 
 // Threshold returns the threshold of gate.json key, false when it is

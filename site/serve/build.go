@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
@@ -229,6 +230,13 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 		full = full || !sameSet
 		next.release, reevaluated = rel, labels
 		described = describedAgain(b.release, rel, labels)
+		// A snapshot judged as before may still compare otherwise with
+		// the one before it or with the baseline.
+		for _, l := range comparedAgain(b.release, rel, labels) {
+			if !slices.Contains(described, l) {
+				described = append(described, l)
+			}
+		}
 	}
 	if ch.All || ch.Handoff {
 		// As in a build, a missing HANDOFF.md only means no handoff page.
@@ -364,6 +372,9 @@ func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(
 			return nil, nil, false, err
 		}
 	}
+	if err := rel.Compare(filepath.Join(data, load.GateFile)); err != nil {
+		return nil, nil, false, err
+	}
 	return rel, redone, sameSet, nil
 }
 
@@ -380,6 +391,30 @@ func withMeta(s *evaluator.Snapshot, m *suite.Meta) *evaluator.Snapshot {
 	described := *s
 	described.Result.Meta = m
 	return &described
+}
+
+// comparedAgain lists, in release order, the snapshots of after that
+// were not evaluated again (those in reevaluated were) and whose
+// comparisons with the snapshot before them or with the baseline, and so
+// perhaps their gates and decision, differ from before's: their page and
+// results file show them.
+func comparedAgain(before, after *evaluator.Release, reevaluated []string) []string {
+	var labels []string
+	for _, s := range after.Snapshots {
+		if slices.Contains(reevaluated, s.Label()) {
+			continue
+		}
+		old := snapshotOf(before, s.Label())
+		if old == nil {
+			continue
+		}
+		a, b := old.Result, s.Result
+		if a.Decision != b.Decision || !reflect.DeepEqual(a.Gates, b.Gates) ||
+			!reflect.DeepEqual(a.VersusPrevious, b.VersusPrevious) || !reflect.DeepEqual(a.VersusBaseline, b.VersusBaseline) {
+			labels = append(labels, s.Label())
+		}
+	}
+	return labels
 }
 
 // describedAgain lists, in release order, the snapshots of after that

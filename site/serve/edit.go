@@ -112,10 +112,12 @@ func withGate(data string, s *suite.Suite) (*suite.Suite, error) {
 }
 
 // sameVerdicts reports whether two sets of thresholds differ at most in
-// those that only decide a snapshot from its totals: every one but the
-// share of trials a case must pass.
+// those that only decide a snapshot from its totals and its comparisons:
+// every one but the share of trials a case must pass.
 func sameVerdicts(a, b suite.Gate) bool {
-	a.Thresholds, b.Thresholds = nil, nil
+	for _, g := range []*suite.Gate{&a, &b} {
+		g.Thresholds, g.Confidence, g.RequireEvidence, g.Baseline, g.BaselineLine = nil, 0, false, "", 0
+	}
 	return reflect.DeepEqual(a, b)
 }
 

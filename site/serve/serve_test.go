@@ -19,7 +19,6 @@ import (
 
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/evaluator"
-	"github.com/releasegate/releasegate/evaluator/load"
 	"go.uber.org/goleak"
 )
 
@@ -136,15 +135,19 @@ func (ts *testServer) page(p string) []byte {
 // scratch.
 func (ts *testServer) expectedResults(label string) []byte {
 	ts.t.Helper()
-	s, err := load.Suite(ts.data, load.Options{})
+	// A results file compares its snapshot with the one before it: it
+	// is that of the whole release.
+	rel, err := evaluator.EvaluateDir(ts.data, evaluator.Options{})
 	if err != nil {
 		ts.t.Fatal(err)
 	}
-	snap, err := evaluator.EvaluateFile(s, label, outputsPath(ts.data, label), evaluator.Options{})
-	if err != nil {
-		ts.t.Fatal(err)
+	for _, s := range rel.Snapshots {
+		if s.Label() == label {
+			return s.JSON()
+		}
 	}
-	return snap.JSON()
+	ts.t.Fatalf("no snapshot %s", label)
+	return nil
 }
 
 // sseClient is a page listening for reloads.
