@@ -10,13 +10,13 @@ import (
 	"testing"
 )
 
-// The README's command reference lies between these markers: per
+// The command reference (docs/commands.md) lies between these markers: per
 // command a "### `releasegate NAME`" heading, its summary, a fenced block
 // holding exactly the "Usage:" lines of its help, and its flags.
 const (
 	referenceBegin = "<!-- commands:begin -->"
 	referenceEnd   = "<!-- commands:end -->"
-	readmePath     = "../../README.md"
+	readmePath     = "../../docs/commands.md"
 )
 
 // flagMention finds flags in free text: "--data", "-o", but not the dash
@@ -95,7 +95,7 @@ func sortedCommands() []string {
 	return names
 }
 
-// commandReference is the README section the help texts call for.
+// commandReference is the docs/commands.md section the help texts call for.
 func commandReference() string {
 	var b strings.Builder
 	b.WriteString(referenceBegin + "\n")
@@ -151,18 +151,18 @@ func TestHelpFlagsExist(t *testing.T) {
 	}
 }
 
-func TestREADMECommandReference(t *testing.T) {
+func TestCommandReference(t *testing.T) {
 	readme, err := os.ReadFile(readmePath)
 	if err != nil {
-		t.Fatalf("%v; the README must hold the command reference:\n\n%s", err, commandReference())
+		t.Fatalf("%v; docs/commands.md must hold the command reference:\n\n%s", err, commandReference())
 	}
 	if problems := referenceProblems(string(readme)); len(problems) > 0 {
-		t.Errorf("README.md's command reference is out of step with the help texts:\n  %s\n\nThe section the help texts call for:\n\n%s",
+		t.Errorf("docs/commands.md is out of step with the help texts:\n  %s\n\nThe section the help texts call for:\n\n%s",
 			strings.Join(problems, "\n  "), commandReference())
 	}
 }
 
-// referenceProblems compares the command reference in a README with the
+// referenceProblems compares the command reference in docs/commands.md with the
 // commands: every command documented once, its block equal to the Usage
 // lines of its help, every flag it mentions defined, every flag of its
 // help mentioned.

@@ -13,7 +13,7 @@ import (
 )
 
 // Tests of the real-agent extensions of the data format on the load
-// side (README.md, "Real agents", and docs/real-data.md). Each names the
+// side (docs/data-format.md, "Real agents", and docs/real-data.md). Each names the
 // section whose rule it checks.
 
 // readOutputs reads a snapshot given as text against the sample suite.
@@ -27,7 +27,7 @@ func readOutputs(t *testing.T, s *suite.Suite, in string) ([]*suite.Output, erro
 	return outs, err
 }
 
-// README.md, "Tool calls in any wire format": each item of an output's
+// docs/data-format.md, "Tool calls in any wire format": each item of an output's
 // tool_calls may use any of the wire shapes, members other than those
 // read are ignored, arguments are an object or a string holding one, and
 // a string holding anything else is the agent's mistake, not bad input.
@@ -84,7 +84,7 @@ func TestWireFormatsInOneSnapshot(t *testing.T) {
 	}
 }
 
-// README.md, "Unmeasured latency and cost; gates that are off": a null
+// docs/data-format.md, "Unmeasured latency and cost; gates that are off": a null
 // latency_ms or cost_usd was not measured.
 func TestNullMeasurements(t *testing.T) {
 	s := sampleSuite(t)
@@ -99,7 +99,7 @@ func TestNullMeasurements(t *testing.T) {
 	}
 }
 
-// README.md, "Repeated trials": a line's trial is a positive whole
+// docs/data-format.md, "Repeated trials": a line's trial is a positive whole
 // number, a snapshot gives every line a trial or none, and each case has
 // each trial once.
 func TestTrials(t *testing.T) {
@@ -170,7 +170,7 @@ func TestOutputsBadInputOfRealAgents(t *testing.T) {
 	}
 }
 
-// README.md, "Decisions come from the schema": the decisions are the enum
+// docs/data-format.md, "Decisions come from the schema": the decisions are the enum
 // case.schema.json gives expected.decision, through $ref; without one,
 // any non-empty string is a decision.
 func TestDecisionVocabulary(t *testing.T) {
@@ -224,7 +224,7 @@ func decisionStrings(v []suite.Decision) []string {
 	return out
 }
 
-// README.md, "Decisions come from the schema": the schema says how many
+// docs/data-format.md, "Decisions come from the schema": the schema says how many
 // calls a decision needs (the sample's does, with if/then).
 func TestSampleSchemaKeepsTheCallCount(t *testing.T) {
 	s := sampleSuite(t)
@@ -243,7 +243,7 @@ func TestSampleSchemaKeepsTheCallCount(t *testing.T) {
 	}
 }
 
-// README.md, "Unmeasured latency and cost; gates that are off": a null
+// docs/data-format.md, "Unmeasured latency and cost; gates that are off": a null
 // threshold turns its gate off; "Repeated trials": min_trial_pass_rate is
 // optional, a fraction, 1 when absent.
 func TestGateNullsAndTrialPassRate(t *testing.T) {
@@ -282,7 +282,7 @@ func TestGateNullsAndTrialPassRate(t *testing.T) {
 	}
 }
 
-// README.md, "Provenance and order": every member of meta.json is
+// docs/data-format.md, "Provenance and order": every member of meta.json is
 // optional, an unknown one is bad input, recorded_at is RFC 3339.
 func TestMeta(t *testing.T) {
 	m, err := Meta("a.meta.json", []byte(`{"recorded_at": "2026-11-12T09:30:00+01:00", "model": "m", "commit": "abc", "description": "d"}`))
@@ -313,7 +313,7 @@ func TestMeta(t *testing.T) {
 	}
 }
 
-// README.md, "Provenance and order": snapshots run in recorded_at order
+// docs/data-format.md, "Provenance and order": snapshots run in recorded_at order
 // when all have one (ties by label), else by label with digit runs
 // compared as numbers.
 func TestSnapshotOrder(t *testing.T) {
@@ -375,7 +375,7 @@ func TestSnapshotOrder(t *testing.T) {
 	}
 }
 
-// README.md, "Optional documents": without POLICY.md there are no rules,
+// docs/data-format.md, "Optional documents": without POLICY.md there are no rules,
 // and a case that expects a citation is bad input.
 func TestWithoutPolicy(t *testing.T) {
 	dir := t.TempDir()

@@ -164,7 +164,7 @@ func (b *builder) stop() {
 	}
 }
 
-// releaseReport is the release report's path in a site (see the README).
+// releaseReport is the release report's path in a site (see docs/site.md).
 const releaseReport = "RELEASE_REPORT.md"
 
 // try computes the next builder state without touching the current one.
