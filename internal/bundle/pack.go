@@ -93,14 +93,19 @@ func Pack(w io.Writer, files fs.FS, opts PackOptions) (*Packed, error) {
 			}
 		}
 		e := c.pack(p, data)
+		// The MS-DOS time fields, not Modified: Modified also writes an
+		// extended-timestamp extra field, and entries carry none so that
+		// archives stay byte-identical (docs/bundles.md).
 		h := &zip.FileHeader{
 			Name:               root + "/" + e.path,
 			Method:             e.method,
 			CRC32:              e.crc,
 			CompressedSize64:   uint64(len(e.compressed)),
 			UncompressedSize64: e.size,
-			ModifiedDate:       dosDate,
-			ModifiedTime:       dosTime,
+			//lint:ignore SA1019 Modified would add an extra field
+			ModifiedDate: dosDate,
+			//lint:ignore SA1019 Modified would add an extra field
+			ModifiedTime: dosTime,
 		}
 		h.SetMode(0o644)
 		// CreateRaw writes the versions as given: made on Unix by zip 2.0,

@@ -212,6 +212,7 @@ func TestMSDOSTimeClampsAndRounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		d, c := msDosTime(tt.in)
+		//lint:ignore SA1019 the MS-DOS fields are what pack writes
 		h := zip.FileHeader{ModifiedDate: d, ModifiedTime: c}
 		if got := h.ModTime(); !got.Equal(tt.want) {
 			t.Errorf("msDosTime(%v) reads back as %v, want %v", tt.in, got, tt.want)

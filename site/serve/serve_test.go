@@ -309,7 +309,7 @@ func TestServeRebuildsAndReloadsOnEveryKindOfSave(t *testing.T) {
 		if err := os.Remove(outputsPath(ts.data, "candidate-v4")); err != nil {
 			t.Fatal(err)
 		}
-		gen = page.reload(gen).gen
+		page.reload(gen)
 		if status, _ := ts.get("/results/candidate-v4.json"); status != http.StatusNotFound {
 			t.Errorf("removed snapshot still served: %d", status)
 		}
