@@ -12,13 +12,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sync"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/judge"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/stats"
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/internal/parallel"
 )
 
 // CaseResult is one case's verdict in a results file.
@@ -242,11 +242,11 @@ func EvaluateDir(dir string, opts Options) (*Release, error) {
 	}
 	rel := &Release{Suite: s, Snapshots: make([]*Snapshot, len(files))}
 	errs := make([]error, len(files))
-	var wg sync.WaitGroup
-	for i, f := range files {
-		wg.Go(func() { rel.Snapshots[i], errs[i] = evaluateFile(s, f, opts) })
-	}
-	wg.Wait()
+	// Each snapshot's lines are already read on every core; more
+	// snapshots at once than cores would only hold more of them in memory.
+	parallel.Each(len(files), 0, func(i int) {
+		rel.Snapshots[i], errs[i] = evaluateFile(s, files[i], opts)
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

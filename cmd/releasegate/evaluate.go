@@ -10,13 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/ciout"
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/internal/parallel"
 	"github.com/releasegate/releasegate/internal/publish"
 	"github.com/releasegate/releasegate/site"
 )
@@ -192,12 +192,14 @@ func publishResults(ctx context.Context, out string, rel *evaluator.Release, ci 
 	// Large results files and the report take a while to encode; do them
 	// side by side.
 	errs := make([]error, len(rel.Snapshots)+1)
-	var wg sync.WaitGroup
-	for i, s := range rel.Snapshots {
-		wg.Go(func() { errs[i] = tree.WriteFrom("results/"+s.Label()+".json", s.Result.WriteJSON) })
-	}
-	wg.Go(func() { errs[len(rel.Snapshots)] = tree.Write("RELEASE_REPORT.md", rel.Report()) })
-	wg.Wait()
+	parallel.Each(len(errs), 0, func(i int) {
+		if i == len(rel.Snapshots) {
+			errs[i] = tree.Write("RELEASE_REPORT.md", rel.Report())
+			return
+		}
+		s := rel.Snapshots[i]
+		errs[i] = tree.WriteFrom("results/"+s.Label()+".json", s.Result.WriteJSON)
+	})
 	if err := errors.Join(errs...); err != nil {
 		tree.Abort()
 		return err

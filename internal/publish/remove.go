@@ -3,8 +3,8 @@ package publish
 import (
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
+
+	"github.com/releasegate/releasegate/internal/parallel"
 )
 
 // removers is how many goroutines delete the files of a tree.
@@ -19,20 +19,7 @@ func removeTree(dir string) error {
 	var folders []folder
 	listFolders(dir, &folders)
 	if len(folders) > 1 {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range min(removers, len(folders)) {
-			wg.Go(func() {
-				for {
-					i := int(next.Add(1) - 1)
-					if i >= len(folders) {
-						return
-					}
-					removeFiles(folders[i])
-				}
-			})
-		}
-		wg.Wait()
+		parallel.Each(len(folders), removers, func(i int) { removeFiles(folders[i]) })
 	}
 	// What is left is the empty folders, and whatever could not be
 	// listed or removed above, for which RemoveAll reports the error.

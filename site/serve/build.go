@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sync"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/internal/parallel"
 	"github.com/releasegate/releasegate/site"
 )
 
@@ -130,17 +130,17 @@ func (b *builder) build(ch changeSet) (*outcome, error) {
 func (b *builder) complete(files *siteFiles, fit bool) {
 	fit = fit || b.fitOwed
 	b.fitOwed = false
-	if files == nil || !b.completeLater || files.pending() == 0 {
-		if fit {
-			go fitMemoryLimit()
-		}
+	pending := files != nil && b.completeLater && files.pending() > 0
+	if !pending && !fit {
 		return
 	}
 	// Owed until the goroutine has made every page (see stop).
-	b.fitOwed = fit
+	b.fitOwed = fit && pending
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	var completed bool
+	// The builder owns the goroutine: stop cancels it and waits for it,
+	// also when it has only the memory limit to fit.
 	b.stopCompleting = func() bool {
 		cancel()
 		<-done
@@ -148,7 +148,7 @@ func (b *builder) complete(files *siteFiles, fit bool) {
 	}
 	go func() {
 		defer close(done)
-		if completed = files.complete(ctx); completed && fit {
+		if completed = !pending || files.complete(ctx); completed && fit {
 			fitMemoryLimit()
 		}
 	}()
@@ -344,23 +344,22 @@ func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(
 	rel = &evaluator.Release{Suite: s, Snapshots: make([]*evaluator.Snapshot, len(files))}
 	errs := make([]error, len(files))
 	read := make([]bool, len(files)) // evaluated from its outputs file
-	var wg sync.WaitGroup
 	sameSet = len(files) == len(old.Snapshots)
-	for i, f := range files {
-		c, ok := cached[f.Label]
+	for _, f := range files {
+		_, ok := cached[f.Label]
 		sameSet = sameSet && ok
-		wg.Go(func() {
-			if ok && !again(f.Label) {
-				if kept, ok := keep(c); ok {
-					rel.Snapshots[i] = withMeta(kept, f.Meta)
-					return
-				}
-			}
-			read[i] = true
-			rel.Snapshots[i], errs[i] = evaluator.EvaluateSnapshot(s, f, evaluator.Options{KeepOutputs: true, KeepInputs: true})
-		})
 	}
-	wg.Wait()
+	parallel.Each(len(files), 0, func(i int) {
+		f := files[i]
+		if c, ok := cached[f.Label]; ok && !again(f.Label) {
+			if kept, ok := keep(c); ok {
+				rel.Snapshots[i] = withMeta(kept, f.Meta)
+				return
+			}
+		}
+		read[i] = true
+		rel.Snapshots[i], errs[i] = evaluator.EvaluateSnapshot(s, f, evaluator.Options{KeepOutputs: true, KeepInputs: true})
+	})
 	for i, f := range files {
 		if read[i] {
 			redone = append(redone, f.Label)
