@@ -24,6 +24,7 @@ import (
 const evaluateHelp = `Usage:
 
   releasegate evaluate --all [--data data] [--out public] [--junit F] [--summary F] [--format text|json] [--quiet]
+  releasegate evaluate --latest [--data data] [--output F] [--junit F] [--summary F] [--format text|json] [--quiet]
   releasegate evaluate --cases F --outputs F [--label L] --output F [--baseline F] [--data data] [--junit F] [--summary F] [--format text|json] [--quiet]
 
 Judge output snapshots against the regression suite and decide each one.
@@ -33,6 +34,12 @@ With --all, every data/outputs/<label>.jsonl is judged; the command writes
 prints a comparison table, and exits 0 whatever the decisions. Each snapshot
 is compared with the one before it, and with the baseline when gate.json
 names one.
+
+With --latest, every snapshot is judged and the latest one (by recorded_at
+in its meta.json, else by label) is the gate: its results file, compared
+with the snapshot before it, goes to --output when given, and the exit
+status is its decision. This is the gate a project's CI runs when new
+recordings replace old ones.
 
 With --cases and --outputs, one snapshot is judged and its results file is
 written to --output. POLICY.md, gate.json and case.schema.json come from
@@ -64,6 +71,7 @@ not set.
 Examples:
 
   releasegate evaluate --all
+  releasegate evaluate --latest --junit junit.xml --summary "$GITHUB_STEP_SUMMARY"
   releasegate evaluate --cases data/cases.jsonl --outputs data/outputs/candidate-v3.jsonl \
       --label candidate-v3 --output public/results/candidate-v3.json
   releasegate evaluate --cases data/cases.jsonl --outputs data/outputs/candidate-v2.jsonl \
@@ -83,6 +91,7 @@ type ciOutputs struct {
 func runEvaluate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("evaluate")
 	all := fs.Bool("all", false, "judge every snapshot of the data folder")
+	latest := fs.Bool("latest", false, "judge every snapshot and gate the latest: its decision is the exit status")
 	data := fs.String("data", "data", dataUsage)
 	out := fs.String("out", "public", "with --all, write results/ and RELEASE_REPORT.md to `DIR`")
 	cases := fs.String("cases", "", "read the suite of a single snapshot from `FILE`")
@@ -107,6 +116,20 @@ func runEvaluate(args []string, stdout, stderr io.Writer) int {
 		if set[name] && fs.Lookup(name).Value.String() == "" {
 			return usageError(stderr, "evaluate", "--%s needs a file name", name)
 		}
+	}
+	if *all && *latest {
+		return usageError(stderr, "evaluate", "give --all or --latest, not both")
+	}
+	if *latest {
+		for _, other := range []string{"cases", "outputs", "label", "baseline", "out"} {
+			if set[other] {
+				return usageError(stderr, "evaluate", "--%s cannot be combined with --latest, which reads every snapshot of --data", other)
+			}
+		}
+		if set["output"] && *output == "" {
+			return usageError(stderr, "evaluate", "--output needs a file name")
+		}
+		return evaluateLatest(*data, *output, ci, stdout, stderr)
 	}
 	if *all {
 		for _, single := range []string{"cases", "outputs", "label", "output", "baseline"} {
@@ -289,13 +312,38 @@ func evaluateOne(data, cases, outputs, label, output, baselineFile string, ci ci
 		}
 		snap = evaluator.Compared(s.Gate, snap, nil, base)
 	}
-	if err := publish.FileFrom(output, snap.Result.WriteJSON); err != nil {
+	return gateOne(s, snap, output, ci, stdout, stderr)
+}
+
+// evaluateLatest judges every snapshot of data and gates the latest.
+func evaluateLatest(data, output string, ci ciOutputs, stdout, stderr io.Writer) int {
+	if err := load.Check(data, filepath.Join(data, load.HandoffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return failure(stderr, err)
+	}
+	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: ci.junit != ""})
+	if err != nil {
+		return failure(stderr, err)
+	}
+	if len(rel.Snapshots) == 0 {
+		return failure(stderr, fmt.Errorf("%s: no snapshot to gate; record one as %s", filepath.Join(data, load.OutputsDir), filepath.Join(data, load.OutputsDir, "<label>.jsonl")))
+	}
+	return gateOne(rel.Suite, rel.Snapshots[len(rel.Snapshots)-1], output, ci, stdout, stderr)
+}
+
+// gateOne writes one judged snapshot's results file (when output is
+// given) and CI outputs, prints its decision and returns it as the exit
+// status.
+func gateOne(s *suite.Suite, snap *evaluator.Snapshot, output string, ci ciOutputs, stdout, stderr io.Writer) int {
+	if output != "" {
+		if err := publish.FileFrom(output, snap.Result.WriteJSON); err != nil {
+			return failure(stderr, err)
+		}
 	}
 	if err := writeCIOutputs(&evaluator.Release{Suite: s, Snapshots: []*evaluator.Snapshot{snap}}, ci); err != nil {
 		return failure(stderr, err)
 	}
 	r := snap.Result
+	label := snap.Label()
 	switch {
 	case ci.format == "json":
 		stdout.Write(snap.JSON())

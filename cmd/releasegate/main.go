@@ -51,7 +51,7 @@ func commands() map[string]command {
 		"evaluate": {summary: "judge snapshots and decide PASS, REVIEW or BLOCK", run: runEvaluate},
 		"build":    {summary: "write the report site: overview, snapshots, drilldowns, policy", run: runBuild},
 		"import":   {summary: "turn an Inspect, promptfoo or batch API run into a snapshot", run: runImport},
-		"init":     {summary: "start a new project: sample data, README and CI workflows", run: runInit},
+		"init":     {summary: "start a release gate from a template: data folder, README and CI workflows", run: runInit},
 		"version":  {summary: "print the version of releasegate and of Go", run: runVersion},
 		"bundle":   {summary: "pack the site and its inputs into one verifiable zip", run: runBundle},
 		"verify":   {summary: "check a bundle is unchanged and its decisions still hold", run: runVerify},
