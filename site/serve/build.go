@@ -168,154 +168,21 @@ func (b *builder) stop() {
 const releaseReport = "RELEASE_REPORT.md"
 
 // try computes the next builder state without touching the current one.
+// Its steps: a new renderer when the templates changed, judging what the
+// change set touched, reading the handoff note, and rendering the pages
+// whose content changed.
 func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 	next := *b
 	next.carry = changeSet{}
-	full := ch.All || ch.Web || ch.Suite // every page is rendered again
-	if ch.All || ch.Web {
-		r, err := b.newRenderer(b.web)
-		if err != nil {
+	r := &rebuild{old: b, next: &next, ch: ch, full: ch.All || ch.Web || ch.Suite}
+	for _, step := range []func() error{r.refreshRenderer, r.judge, r.readHandoff} {
+		if err := step(); err != nil {
 			return nil, next, err
-		}
-		next.renderer = r
-	}
-	var (
-		reevaluated []string
-		redo        []int    // positions of the cases judged again: added, or whose definition or citations changed
-		described   []string // snapshots kept but for their meta.json
-		// casesMoved: cases came, went or moved, and pages are matched
-		// with the last build's by case id.
-		casesMoved bool
-	)
-	switch {
-	case ch.All || ch.Suite:
-		in, err := site.Load(b.data)
-		if err != nil {
-			return nil, next, err
-		}
-		next.release = in.Release
-	case len(ch.Edited) > 0 || len(ch.Labels) > 0 || len(ch.Metas) > 0:
-		s, again, keep := b.release.Suite, func(label string) bool { return ch.Labels[label] }, keepSnapshot
-		if len(ch.Edited) > 0 {
-			var edited *suite.Suite
-			var err error
-			if len(ch.Edited) == 1 && ch.Edited[load.GateFile] {
-				edited, err = withGate(b.data, s)
-			} else {
-				edited, err = load.Suite(b.data, load.Options{KeepInputs: true})
-			}
-			if err != nil {
-				return nil, next, err
-			}
-			was, moved, ok := suiteEdit(b.release, edited)
-			if !ok {
-				// The policy appeared or vanished: every citation is
-				// judged anew, or no longer.
-				again, full = func(string) bool { return true }, true
-			}
-			redo, casesMoved = moved, was != nil
-			// A snapshot that answered a case that went is read again,
-			// which reports its outputs file as bad input.
-			keep = func(old *evaluator.Snapshot) (*evaluator.Snapshot, bool) {
-				return evaluator.Rearrange(edited, old, was, redo)
-			}
-			s = edited
-		}
-		rel, labels, sameSet, err := reevaluate(b.data, b.release, s, again, keep)
-		if err != nil {
-			return nil, next, err
-		}
-		// A snapshot that comes or goes changes the other snapshots' pages
-		// too (they link to each other), so the whole site is rendered.
-		full = full || !sameSet
-		next.release, reevaluated = rel, labels
-		described = describedAgain(b.release, rel, labels)
-		// A snapshot judged as before may still compare otherwise with
-		// the one before it or with the baseline.
-		for _, l := range comparedAgain(b.release, rel, labels) {
-			if !slices.Contains(described, l) {
-				described = append(described, l)
-			}
 		}
 	}
-	if ch.All || ch.Handoff {
-		// As in a build, a missing HANDOFF.md only means no handoff page.
-		h, err := site.ReadHandoff(b.data)
-		if err != nil {
-			return nil, next, err
-		}
-		next.handoff = h
-		// Every page links to the handoff page only when there is one.
-		full = full || (len(h) > 0) != (len(b.handoff) > 0)
-	}
-
-	in := &site.Input{Release: next.release, Handoff: next.handoff}
-	// Every page's footer names the suite's inputs by their hashes. The
-	// site keeps it apart from the pages, so an edit of the suite renders
-	// only the pages whose content it changes; one of the navigation
-	// (a snapshot's order, the handoff page appearing) renders them all.
-	full = full || !site.SameFrame(&site.Input{Release: b.release, Handoff: b.handoff}, in)
-	footer, err := next.renderer.Footer(in)
+	c, err := r.render()
 	if err != nil {
 		return nil, next, err
-	}
-	var c *collector
-	switch {
-	case full && b.release == nil:
-		// The first build: a server starts with every page made.
-		c = newCollector(nil, b.files, footer)
-		if err := next.renderer.RenderAll(in, c.emit); err != nil {
-			return nil, next, err
-		}
-	case full:
-		// Every page changes: the case pages are made when asked for.
-		c = newCollector(nil, b.files, footer)
-		later, err := next.renderer.RenderAllLater(in, c.emit)
-		if err != nil {
-			return nil, next, err
-		}
-		c.putOff(later)
-	default:
-		c = newCollector(b.files, b.files, footer)
-		var parts site.Parts
-		switch {
-		case casesMoved:
-			parts = movedParts(b.release, next.release, redo)
-		case len(ch.Edited) > 0:
-			parts = editedParts(b.release, next.release, reevaluated, redo)
-		default:
-			parts = outputsParts(b.release, next.release, reevaluated)
-		}
-		addDescribed(&parts, described)
-		// The drilldowns whose links changed are found by comparing each
-		// snapshot with its last judging; where a case's drilldown changed
-		// only in those links, only they are rendered.
-		parts.Before, parts.Steps = b.release, c.emitSteps
-		// An edit that leaves the decisions and the gates as they were
-		// (a title, a rule, a description, the handoff) may leave the
-		// release report too; otherwise it is not worth comparing.
-		if len(reevaluated) == 0 && reflect.DeepEqual(b.release.Suite.Gate, next.release.Suite.Gate) {
-			old, ok := b.files.get(releaseReport)
-			parts.SameReport = ok && bytes.Equal(old, next.release.Report())
-		}
-		if len(parts.Snapshots) > 0 || len(ch.Edited) > 0 || ch.Handoff {
-			// Empty parts, as after an edit of HANDOFF.md alone, still
-			// render the pages about no one case or snapshot.
-			if err := next.renderer.RenderParts(in, parts, c.emit); err != nil {
-				return nil, next, err
-			}
-		}
-		if casesMoved {
-			// The pages of the cases that went.
-			paths, err := next.renderer.Paths(in)
-			if err != nil {
-				return nil, next, err
-			}
-			c.keepOnly(paths)
-		}
-		if err := c.replan(next.renderer, in); err != nil {
-			return nil, next, err
-		}
 	}
 	next.files = c.site
 	return &outcome{
@@ -323,8 +190,211 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 		changed:   c.changed || c.site.len() != b.files.len(),
 		decisions: diffDecisions(b.release, next.release),
 		rendered:  c.rendered,
-		full:      full,
+		full:      r.full,
 	}, next, nil
+}
+
+// rebuild is one try in progress: the builder as it was, the state being
+// made, and what each step found for the next.
+type rebuild struct {
+	old, next *builder
+	ch        changeSet
+	// full: every page is rendered again.
+	full bool
+	// reevaluated lists the snapshots judged again from their outputs.
+	reevaluated []string
+	// redo holds the positions of the cases judged again: added, or
+	// whose definition or citations changed.
+	redo []int
+	// described lists the snapshots kept but for their meta.json or
+	// their comparisons.
+	described []string
+	// casesMoved: cases came, went or moved, and pages are matched with
+	// the last build's by case id.
+	casesMoved bool
+}
+
+// refreshRenderer parses the templates again when they changed.
+func (r *rebuild) refreshRenderer() error {
+	if !r.ch.All && !r.ch.Web {
+		return nil
+	}
+	renderer, err := r.old.newRenderer(r.old.web)
+	if err != nil {
+		return err
+	}
+	r.next.renderer = renderer
+	return nil
+}
+
+// judge evaluates what the change set asks for: the whole data folder,
+// or the snapshots and cases an edit touched.
+func (r *rebuild) judge() error {
+	ch := r.ch
+	switch {
+	case ch.All || ch.Suite:
+		in, err := site.Load(r.old.data)
+		if err != nil {
+			return err
+		}
+		r.next.release = in.Release
+		return nil
+	case len(ch.Edited) > 0 || len(ch.Labels) > 0 || len(ch.Metas) > 0:
+		return r.judgeEdits()
+	}
+	return nil
+}
+
+// judgeEdits judges again the snapshots whose outputs changed and, after
+// an edit of the suite, the cases it changed in every snapshot.
+func (r *rebuild) judgeEdits() error {
+	old := r.old.release
+	s, again, keep := old.Suite, func(label string) bool { return r.ch.Labels[label] }, keepSnapshot
+	if len(r.ch.Edited) > 0 {
+		edited, err := r.editedSuite()
+		if err != nil {
+			return err
+		}
+		was, moved, ok := suiteEdit(old, edited)
+		if !ok {
+			// The policy appeared or vanished: every citation is judged
+			// anew, or no longer.
+			again, r.full = func(string) bool { return true }, true
+		}
+		r.redo, r.casesMoved = moved, was != nil
+		// A snapshot that answered a case that went is read again, which
+		// reports its outputs file as bad input.
+		keep = func(o *evaluator.Snapshot) (*evaluator.Snapshot, bool) {
+			return evaluator.Rearrange(edited, o, was, r.redo)
+		}
+		s = edited
+	}
+	rel, labels, sameSet, err := reevaluate(r.old.data, old, s, again, keep)
+	if err != nil {
+		return err
+	}
+	// A snapshot that comes or goes changes the other snapshots' pages
+	// too (they link to each other), so the whole site is rendered.
+	r.full = r.full || !sameSet
+	r.next.release, r.reevaluated = rel, labels
+	r.described = describedAgain(old, rel, labels)
+	// A snapshot judged as before may still compare otherwise with the
+	// one before it or with the baseline.
+	for _, l := range comparedAgain(old, rel, labels) {
+		if !slices.Contains(r.described, l) {
+			r.described = append(r.described, l)
+		}
+	}
+	return nil
+}
+
+// editedSuite reads the suite again after an edit: only the thresholds
+// when gate.json alone changed.
+func (r *rebuild) editedSuite() (*suite.Suite, error) {
+	if len(r.ch.Edited) == 1 && r.ch.Edited[load.GateFile] {
+		return withGate(r.old.data, r.old.release.Suite)
+	}
+	return load.Suite(r.old.data, load.Options{KeepInputs: true})
+}
+
+// readHandoff reads HANDOFF.md again when it changed.
+func (r *rebuild) readHandoff() error {
+	if !r.ch.All && !r.ch.Handoff {
+		return nil
+	}
+	// As in a build, a missing HANDOFF.md only means no handoff page.
+	h, err := site.ReadHandoff(r.old.data)
+	if err != nil {
+		return err
+	}
+	r.next.handoff = h
+	// Every page links to the handoff page only when there is one.
+	r.full = r.full || (len(h) > 0) != (len(r.old.handoff) > 0)
+	return nil
+}
+
+// render renders the pages the change needs into a collector of the next
+// site: every page on the first build, every page but the case pages
+// (made when asked for) when all of them change, else only the parts
+// whose content changed.
+func (r *rebuild) render() (*collector, error) {
+	b, next := r.old, r.next
+	in := &site.Input{Release: next.release, Handoff: next.handoff}
+	// Every page's footer names the suite's inputs by their hashes. The
+	// site keeps it apart from the pages, so an edit of the suite renders
+	// only the pages whose content it changes; one of the navigation (a
+	// snapshot's order, the handoff page appearing) renders them all.
+	r.full = r.full || !site.SameFrame(&site.Input{Release: b.release, Handoff: b.handoff}, in)
+	footer, err := next.renderer.Footer(in)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case r.full && b.release == nil:
+		// The first build: a server starts with every page made.
+		c := newCollector(nil, b.files, footer)
+		return c, next.renderer.RenderAll(in, c.emit)
+	case r.full:
+		// Every page changes: the case pages are made when asked for.
+		c := newCollector(nil, b.files, footer)
+		later, err := next.renderer.RenderAllLater(in, c.emit)
+		if err != nil {
+			return nil, err
+		}
+		c.putOff(later)
+		return c, nil
+	}
+	c := newCollector(b.files, b.files, footer)
+	return c, r.renderParts(c, in)
+}
+
+// renderParts renders the pages a narrower change touched into c, drops
+// the pages of cases that went, and plans the pages still to make.
+func (r *rebuild) renderParts(c *collector, in *site.Input) error {
+	b, next, ch := r.old, r.next, r.ch
+	parts := r.parts()
+	// The drilldowns whose links changed are found by comparing each
+	// snapshot with its last judging; where a case's drilldown changed
+	// only in those links, only they are rendered.
+	parts.Before, parts.Steps = b.release, c.emitSteps
+	// An edit that leaves the decisions and the gates as they were (a
+	// title, a rule, a description, the handoff) may leave the release
+	// report too; otherwise it is not worth comparing.
+	if len(r.reevaluated) == 0 && reflect.DeepEqual(b.release.Suite.Gate, next.release.Suite.Gate) {
+		old, ok := b.files.get(releaseReport)
+		parts.SameReport = ok && bytes.Equal(old, next.release.Report())
+	}
+	if len(parts.Snapshots) > 0 || len(ch.Edited) > 0 || ch.Handoff {
+		// Empty parts, as after an edit of HANDOFF.md alone, still
+		// render the pages about no one case or snapshot.
+		if err := next.renderer.RenderParts(in, parts, c.emit); err != nil {
+			return err
+		}
+	}
+	if r.casesMoved {
+		// The pages of the cases that went.
+		paths, err := next.renderer.Paths(in)
+		if err != nil {
+			return err
+		}
+		c.keepOnly(paths)
+	}
+	return c.replan(next.renderer, in)
+}
+
+// parts says which pages the change touched.
+func (r *rebuild) parts() site.Parts {
+	var parts site.Parts
+	switch {
+	case r.casesMoved:
+		parts = movedParts(r.old.release, r.next.release, r.redo)
+	case len(r.ch.Edited) > 0:
+		parts = editedParts(r.old.release, r.next.release, r.reevaluated, r.redo)
+	default:
+		parts = outputsParts(r.old.release, r.next.release, r.reevaluated)
+	}
+	addDescribed(&parts, r.described)
+	return parts
 }
 
 // reevaluate evaluates the snapshots for which again holds against s and
