@@ -154,17 +154,12 @@ const attachmentPrefix = "attachment://"
 func (im *importer) inspectSample(r *reader, at int64) (*record, error) {
 	rec := &record{at: at, trial: 1, idDoc: r.doc}
 	start, field := r.here(), r.field()
-	var hasID bool
-	var usage struct {
-		cost      Decimal
-		hasCost   bool
-		in, out   Decimal
-		hasTokens bool
-		missing   bool // a model without both token counts
-	}
-	var latency *Decimal
-	var attachments map[string]string
-	needAttachments := false
+	var (
+		hasID, needAttachments bool
+		usage                  inspectUsage
+		latency                *Decimal
+		attachments            map[string]string
+	)
 	err := r.members(func(name []byte) error {
 		var err error
 		switch string(name) {
@@ -173,60 +168,11 @@ func (im *importer) inspectSample(r *reader, at int64) (*record, error) {
 			rec.caseID, rec.idOff, err = r.sampleID()
 			hasID = true
 		case "epoch":
-			if null, err := r.isNull(); null || err != nil {
-				return err
-			}
-			off := r.here()
-			if rec.trial, err = r.integer(); err == nil && (rec.trial < 1 || rec.trial > maxEpoch) {
-				err = &problem{doc: r.doc, off: off, field: r.field(), msg: fmt.Sprintf("epoch %d is not a whole number from 1 to %d", rec.trial, maxEpoch)}
-			}
+			err = r.inspectEpoch(&rec.trial)
 		case "messages":
-			if null, err := r.isNull(); null || err != nil {
-				return err
-			}
-			err = r.elements(func(int) error {
-				calls, err := r.inspectMessage()
-				for _, c := range calls {
-					if bytes.Contains(c.args, []byte(attachmentPrefix)) {
-						needAttachments = true
-					}
-				}
-				rec.calls = append(rec.calls, calls...)
-				return err
-			})
+			err = r.inspectMessages(&rec.calls, &needAttachments)
 		case "model_usage":
-			if null, err := r.isNull(); null || err != nil {
-				return err
-			}
-			err = r.members(func([]byte) error {
-				if null, err := r.isNull(); null || err != nil {
-					return err
-				}
-				var in, out *Decimal
-				err := r.members(func(name []byte) error {
-					var err error
-					switch string(name) {
-					case "input_tokens":
-						in, err = r.decimal()
-					case "output_tokens":
-						out, err = r.decimal()
-					case "total_cost":
-						var c *Decimal
-						if c, err = r.decimal(); c != nil {
-							usage.cost, usage.hasCost = usage.cost.Add(*c), true
-						}
-					default:
-						err = r.skip()
-					}
-					return err
-				})
-				if in == nil || out == nil {
-					usage.missing = true
-				} else {
-					usage.in, usage.out, usage.hasTokens = usage.in.Add(*in), usage.out.Add(*out), true
-				}
-				return err
-			})
+			err = usage.read(r)
 		case "total_time":
 			var t *Decimal
 			if t, err = r.decimal(); t != nil {
@@ -239,15 +185,7 @@ func (im *importer) inspectSample(r *reader, at int64) (*record, error) {
 			if !needAttachments {
 				return r.skip()
 			}
-			if null, err := r.isNull(); null || err != nil {
-				return err
-			}
-			attachments = map[string]string{}
-			err = r.members(func(key []byte) error {
-				s, _, err := r.optStr()
-				attachments[string(key)] = s
-				return err
-			})
+			attachments, err = r.inspectAttachments()
 		default:
 			err = r.skip()
 		}
@@ -265,13 +203,116 @@ func (im *importer) inspectSample(r *reader, at int64) (*record, error) {
 		}
 	}
 	rec.latency = latency
-	switch {
-	case usage.hasCost:
-		rec.cost = &usage.cost
-	case usage.hasTokens && !usage.missing:
-		rec.cost = im.priced(&usage.in, &usage.out)
-	}
+	rec.cost = usage.cost(im)
 	return rec, nil
+}
+
+// inspectEpoch reads a sample's epoch into trial, which keeps its value
+// when the epoch is null.
+func (r *reader) inspectEpoch(trial *int) error {
+	if null, err := r.isNull(); null || err != nil {
+		return err
+	}
+	off := r.here()
+	n, err := r.integer()
+	if err != nil {
+		return err
+	}
+	if n < 1 || n > maxEpoch {
+		return &problem{doc: r.doc, off: off, field: r.field(), msg: fmt.Sprintf("epoch %d is not a whole number from 1 to %d", n, maxEpoch)}
+	}
+	*trial = n
+	return nil
+}
+
+// inspectMessages reads a sample's messages and appends the assistant's
+// tool calls to calls; needAttachments is set when an argument refers to
+// one of the sample's attachments.
+func (r *reader) inspectMessages(calls *[]call, needAttachments *bool) error {
+	if null, err := r.isNull(); null || err != nil {
+		return err
+	}
+	return r.elements(func(int) error {
+		got, err := r.inspectMessage()
+		for _, c := range got {
+			if bytes.Contains(c.args, []byte(attachmentPrefix)) {
+				*needAttachments = true
+			}
+		}
+		*calls = append(*calls, got...)
+		return err
+	})
+}
+
+// inspectAttachments reads a sample's attachments: text by key.
+func (r *reader) inspectAttachments() (map[string]string, error) {
+	if null, err := r.isNull(); null || err != nil {
+		return nil, err
+	}
+	attachments := map[string]string{}
+	err := r.members(func(key []byte) error {
+		s, _, err := r.optStr()
+		attachments[string(key)] = s
+		return err
+	})
+	return attachments, err
+}
+
+// inspectUsage adds up a sample's model_usage over its models.
+type inspectUsage struct {
+	total     Decimal // of total_cost
+	hasCost   bool
+	in, out   Decimal
+	hasTokens bool
+	missing   bool // a model without both token counts
+}
+
+// read reads model_usage: an object of ModelUsage by model name.
+func (u *inspectUsage) read(r *reader) error {
+	if null, err := r.isNull(); null || err != nil {
+		return err
+	}
+	return r.members(func([]byte) error {
+		if null, err := r.isNull(); null || err != nil {
+			return err
+		}
+		var in, out *Decimal
+		err := r.members(func(name []byte) error {
+			var err error
+			switch string(name) {
+			case "input_tokens":
+				in, err = r.decimal()
+			case "output_tokens":
+				out, err = r.decimal()
+			case "total_cost":
+				var c *Decimal
+				if c, err = r.decimal(); c != nil {
+					u.total, u.hasCost = u.total.Add(*c), true
+				}
+			default:
+				err = r.skip()
+			}
+			return err
+		})
+		if in == nil || out == nil {
+			u.missing = true
+		} else {
+			u.in, u.out, u.hasTokens = u.in.Add(*in), u.out.Add(*out), true
+		}
+		return err
+	})
+}
+
+// cost is the sample's cost: the recorded total, or else its tokens at
+// the importer's prices when every model counted both; nil when neither.
+func (u *inspectUsage) cost(im *importer) *Decimal {
+	switch {
+	case u.hasCost:
+		return &u.total
+	case u.hasTokens && !u.missing:
+		return im.priced(&u.in, &u.out)
+	}
+	return nil
 }
 
 // inspectMessage reads one ChatMessage and returns its tool calls when

@@ -74,47 +74,76 @@ func sniff(src Source) look {
 		return look{}
 	}
 	head = head[:n]
+	text, l, decided := sniffShape(src, head)
+	if decided {
+		return l
+	}
+	keys, sub, complete := topKeys(text)
+	return sniffMembers(keys, sub, complete)
+}
+
+// sniffShape tells what the first bytes of a file show before any JSON
+// member is read: nothing at all, a zip archive, an array, not JSON. It
+// returns the text from the first JSON object on when that decides
+// nothing.
+func sniffShape(src Source, head []byte) (text []byte, l look, decided bool) {
 	if len(bytes.TrimSpace(head)) == 0 {
-		if src.Size == 0 {
-			return look{what: "it is empty"}
-		}
-		if len(head) == int(src.Size) {
-			return look{what: "it holds nothing but white space"}
+		switch {
+		case src.Size == 0:
+			return nil, look{what: "it is empty"}, true
+		case len(head) == int(src.Size):
+			return nil, look{what: "it holds nothing but white space"}, true
 		}
 	}
 	if bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06")) {
-		return sniffZip(src)
+		return nil, sniffZip(src), true
 	}
-	text := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	text = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
 	switch {
 	case len(text) == 0:
-		return look{}
+		return nil, look{}, true
 	case text[0] == '[':
-		return look{what: "it is a JSON array; each format is a JSON object, or JSON Lines of objects"}
+		return nil, look{what: "it is a JSON array; each format is a JSON object, or JSON Lines of objects"}, true
 	case text[0] != '{':
-		return look{what: "it is not JSON (nor a zip archive)"}
+		return nil, look{what: "it is not JSON (nor a zip archive)"}, true
 	}
-	keys, sub, complete := topKeys(text)
+	return text, look{}, false
+}
+
+// sniffMembers tells the format from the member names of the first JSON
+// object (keys) and of its "results" member (sub); complete says the
+// whole object was read, so a missing member is really missing.
+func sniffMembers(keys, sub map[string]bool, complete bool) look {
 	has := func(k string) bool { return keys[k] }
+	batch := has("custom_id")
 	switch {
-	case has("custom_id") && has("result"):
+	case batch && has("result"):
 		return look{format: AnthropicBatch}
-	case has("custom_id") && (has("response") || has("error")) && !has("body"):
+	case batch && (has("response") || has("error")) && !has("body"):
 		return look{format: OpenAIBatch}
-	case has("custom_id") && has("body") && has("url"):
+	case batch && has("body") && has("url"):
 		return look{what: "it is an OpenAI Batch API input file (the requests); import the output file the batch wrote"}
-	case has("custom_id") && has("params"):
+	case batch && has("params"):
 		return look{what: "it is an Anthropic Message Batches requests file; import the results of the batch"}
 	case has("eval") || has("samples") && (has("version") || has("status")):
 		return look{format: Inspect}
-	case has("evalId") || has("results") && (sub["results"] || sub["table"] || sub["timestamp"] || sub["prompts"]) || isPromptfooResult(keys):
+	case looksLikePromptfoo(keys, sub):
 		return look{format: Promptfoo}
-	case complete && has("custom_id"):
+	case complete && batch:
 		return look{what: "its first line has a custom_id but neither a response (OpenAI) nor a result (Anthropic)"}
 	case complete:
 		return look{what: "its first JSON object has none of the members that tell the formats apart (eval and samples for Inspect AI, evalId and results for promptfoo, custom_id for the batch APIs)"}
 	}
 	return look{}
+}
+
+// looksLikePromptfoo: a promptfoo export (evalId, or results holding its
+// members) or one of its result rows.
+func looksLikePromptfoo(keys, sub map[string]bool) bool {
+	if keys["evalId"] || isPromptfooResult(keys) {
+		return true
+	}
+	return keys["results"] && (sub["results"] || sub["table"] || sub["timestamp"] || sub["prompts"])
 }
 
 // sniffZip tells an Inspect AI .eval log from any other zip archive.
