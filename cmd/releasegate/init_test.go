@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -39,36 +37,6 @@ func keys(m map[string]string) []string {
 	}
 	slices.Sort(ks)
 	return ks
-}
-
-// fileHashes lists every entry under dir (files, links, folders) with
-// the SHA-256 of a file's bytes or a link's target, so that a test can
-// say that what a user had is byte for byte what is there afterwards.
-func fileHashes(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			out[filepath.ToSlash(rel)] = "link " + target
-			return err
-		case d.IsDir():
-			out[filepath.ToSlash(rel)+"/"] = "folder"
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		out[filepath.ToSlash(rel)] = fmt.Sprintf("%x", sha256.Sum256(data))
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 func TestInitWritesAWorkingProject(t *testing.T) {
@@ -216,12 +184,12 @@ func TestInitIntoAnExistingRepository(t *testing.T) {
 			if err := os.Symlink(dir, link); err != nil {
 				t.Fatal(err)
 			}
-			before := fileHashes(t, dir)
+			before := listing(t, dir)
 			code, stdout, stderr := runCmd(t, "init", link)
 			if code != exitOK {
 				t.Fatalf("exit %d: %s%s", code, stdout, stderr)
 			}
-			after := fileHashes(t, dir)
+			after := listing(t, dir)
 			for p, h := range before {
 				if after[p] != h {
 					t.Errorf("%s changed: %s, was %s", p, after[p], h)
@@ -243,12 +211,12 @@ func TestInitIntoAnExistingRepository(t *testing.T) {
 				}
 			}
 			// Again: everything is there, so nothing is written.
-			again := fileHashes(t, dir)
+			again := listing(t, dir)
 			code, _, stderr = runCmd(t, "init", link)
 			if code != exitFail || !strings.Contains(stderr, "wrote nothing") {
 				t.Errorf("a second init: exit %d stderr %q", code, stderr)
 			}
-			if got := fileHashes(t, dir); !maps.Equal(got, again) {
+			if got := listing(t, dir); !maps.Equal(got, again) {
 				t.Error("a second init changed the folder")
 			}
 		})
