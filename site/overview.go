@@ -6,6 +6,7 @@ import (
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/stats"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
@@ -87,6 +88,11 @@ type SnapshotCard struct {
 	// Trials sums up the snapshot's trials, nil without trials.
 	Trials *TrialSummary
 	Inputs []HashRow
+	// Interval: "95% interval 75.8–100%", "" without cases.
+	Interval string
+	// Evidence words how sure the pass rate is and whether the changes
+	// against the previous snapshot and the baseline could be chance.
+	Evidence *Evidence
 }
 
 // Threshold is one frozen limit of gate.json, worded.
@@ -114,9 +120,12 @@ type Change struct {
 	Summary string
 }
 
-func snapshotCard(s *evaluator.Snapshot, gates []GateRow, root string) SnapshotCard {
+func snapshotCard(s *evaluator.Snapshot, gates []GateRow, level stats.Level, root string) SnapshotCard {
 	r := s.Result
+	e := snapshotEvidence(s, level, root)
 	return SnapshotCard{
+		Interval:    e.Interval,
+		Evidence:    e,
 		Label:       r.Label,
 		Href:        root + snapshotPath(r.Label),
 		ResultsHref: root + resultsPath(r.Label),
@@ -140,7 +149,7 @@ func (v *view) overview() (*OverviewPage, error) {
 	p := &OverviewPage{Layout: v.info.layout(overviewPath, "Release overview")}
 	cards := make([]SnapshotCard, len(rel.Snapshots))
 	for i, s := range rel.Snapshots {
-		cards[i] = snapshotCard(s, gateRows(s), "")
+		cards[i] = snapshotCard(s, gateRows(s), g.Confidence, "")
 	}
 	for i := len(cards) - 1; i >= 0; i-- {
 		p.History = append(p.History, cards[i])
@@ -180,7 +189,7 @@ func (v *view) verdict() Verdict {
 	}
 	s := rel.Snapshots[n-1]
 	gates := gateRows(s)
-	vd := Verdict{Snapshot: snapshotCard(s, gates, ""), Position: "the only snapshot"}
+	vd := Verdict{Snapshot: snapshotCard(s, gates, rel.Suite.Gate.Confidence, ""), Position: "the only snapshot"}
 	if n > 1 {
 		vd.Position = "the latest of " + strconv.Itoa(n) + " snapshots"
 	}

@@ -142,7 +142,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	gates := gateRows(s)
 	p := &SnapshotPage{
 		Layout: v.info.layout(path, "Snapshot "+label),
-		Card:   snapshotCard(s, gates, root),
+		Card:   snapshotCard(s, gates, g.Confidence, root),
 		Gates:  gates,
 		Trials: trialSummary(s),
 	}
