@@ -36,6 +36,7 @@ type FlakyChange struct {
 func (c Change) FixedList() CaseList        { return foldCases(c.Fixed) }
 func (c Change) RegressedList() CaseList    { return foldCases(c.Regressed) }
 func (c Change) StillFailingList() CaseList { return foldCases(c.StillFailing) }
+func (c Change) NoOutputList() CaseList     { return foldCases(c.NoOutput) }
 
 // FlakyShown and FlakyMore fold the flaky cases as CaseList does.
 func (c Change) FlakyShown() []FlakyChange {

@@ -139,4 +139,3 @@ func upperFirst(s string) string {
 	}
 	return string(s[0]-'a'+'A') + s[1:]
 }
-

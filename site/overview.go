@@ -3,6 +3,7 @@ package site
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
@@ -114,10 +115,27 @@ type Change struct {
 	Fixed        []CaseLink
 	Regressed    []CaseLink
 	StillFailing []CaseLink
+	// NoOutput are the cases with an output before and none now.
+	NoOutput []CaseLink
+	// Chance are the flips that could be chance, kept out of Fixed and
+	// Regressed.
+	Chance []ChanceChange
 	// Flaky are the cases flaky in either snapshot, kept out of the
-	// three lists above.
+	// lists above.
 	Flaky   []FlakyChange
 	Summary string
+	// Finding words the comparison ("1 fixed and 0 regressed, which could
+	// be chance") and Numbers gives its test; both "" when the results
+	// do not compare the two.
+	Finding, Numbers string
+}
+
+// ChanceChange is a case whose verdict flipped in a way that could be
+// chance, and why.
+type ChanceChange struct {
+	CaseLink
+	Was, Is string // "pass", "fail, 1/4 trials"
+	Why     string // "one run each: could be chance", "within noise (…)"
 }
 
 func snapshotCard(s *evaluator.Snapshot, gates []GateRow, level stats.Level, root string) SnapshotCard {
@@ -273,7 +291,7 @@ func (v *view) trend() ([]TrendChart, error) {
 		scale                 float64 // a fraction is drawn as a percentage
 		max                   float64
 	}{
-		{decide.GatePassRate, "Pass rate", "trend_pass_rate", "pass rate (%)", 100, 100},
+		{decide.GatePassRate, "Pass rate with its " + g.Confidence.Percent() + " interval", "trend_pass_rate", "pass rate (%)", 100, 100},
 		{decide.GateP95Latency, "p95 latency", "trend_p95", "p95 (ms)", 1, 0},
 		{decide.GateAvgCost, "Average cost", "trend_cost", "cost (USD)", 1, 0},
 	}
@@ -288,6 +306,16 @@ func (v *view) trend() ([]TrendChart, error) {
 				spec.Values[i] = &f
 			}
 		}
+		if m.gate == decide.GatePassRate {
+			// The whiskers are the results files' intervals, as written.
+			spec.IntervalName = g.Confidence.Percent() + " interval"
+			spec.Intervals = make([]*[2]float64, n)
+			for i, s := range rel.Snapshots {
+				if iv := s.Result.PassRateInterval; iv != nil {
+					spec.Intervals[i] = &[2]float64{iv[0] * 100, iv[1] * 100}
+				}
+			}
+		}
 		note := "Not gated: no limit is set."
 		if limit, on := decide.Limit(g, m.gate); on {
 			sp, _ := decide.SpecOf(m.gate)
@@ -299,6 +327,9 @@ func (v *view) trend() ([]TrendChart, error) {
 			}
 			spec.Limit = &refLine{Label: word + " " + text, Value: f * m.scale, Color: limitColour}
 			note = "The dashed line is the " + map[bool]string{true: "minimum", false: "limit"}[word == "min"] + " of " + text + "."
+			if spec.Intervals != nil {
+				note = "Each whisker spans the " + spec.IntervalName + "; the dashed line is the minimum of " + text + "."
+			}
 		}
 		c, err := renderTrend(spec)
 		if err != nil {
@@ -321,20 +352,48 @@ func limitLines(g suite.Gate, gate, prefix string) []refLine {
 	return []refLine{{Label: prefix + spec.Unit.Format(limit), Value: v, Color: limitColour}}
 }
 
-// change compares a snapshot with the one before it, case by case.
-// Cases flaky in either snapshot are listed apart: their verdict may
-// differ by luck, not by a change.
+// change compares a snapshot with the one before it, case by case, on
+// the evaluator's comparison of the two (versus_previous). A case with
+// no output now is its own kind of change, never "regressed": it says
+// nothing about the agent. Cases flaky in either snapshot are listed
+// apart: their verdict may differ by luck, not by a change. So are flips
+// that could be chance: with trials on both sides, Fisher's test within
+// noise; without, every flip when the comparison as a whole could be
+// chance.
 func change(rel *evaluator.Release, paths resultPaths, prev, cur *evaluator.Snapshot) Change {
 	c := Change{
 		From: NavLink{Href: snapshotPath(prev.Label()), Text: prev.Label()},
 		To:   NavLink{Href: snapshotPath(cur.Label()), Text: cur.Label()},
 	}
+	cmp := cur.Result.VersusPrevious
+	if cmp == nil || cmp.Label != prev.Label() {
+		cmp = nil
+	}
+	evidence := map[int]decide.CaseChange{}
+	if cmp != nil {
+		for _, ch := range cmp.Cases {
+			evidence[ch.Index] = ch
+		}
+		c.Finding = findingWords(cmp)
+		c.Numbers = mcnemarWords(cmp, "the previous snapshot")
+	}
 	for j, cs := range rel.Suite.Cases {
 		link := CaseLink{ID: cs.ID, Href: paths.history(j)}
 		was, is := prev.Result.Cases[j].Passed, cur.Result.Cases[j].Passed
 		switch {
+		case cur.Outputs[j] == nil && prev.Outputs[j] != nil:
+			c.NoOutput = append(c.NoOutput, link)
 		case flakyEither(prev, cur, j):
 			c.Flaky = append(c.Flaky, FlakyChange{CaseLink: link, Was: verdictWithTrials(prev, j), Is: verdictWithTrials(cur, j)})
+		case was != is && !flipIsReal(cmp, evidence, j):
+			why := "could be chance"
+			if ch, ok := evidence[j]; ok {
+				why = ch.Evidence.Words()
+				if ch.PValue != nil {
+					why += fmt.Sprintf(" (Fisher's exact test p = %s)", fmtFloat(*ch.PValue))
+				}
+			}
+			c.Chance = append(c.Chance, ChanceChange{CaseLink: link, Was: verdictWithTrials(prev, j), Is: verdictWithTrials(cur, j), Why: why})
 		case !was && is:
 			c.Fixed = append(c.Fixed, link)
 		case was && !is:
@@ -344,8 +403,31 @@ func change(rel *evaluator.Release, paths resultPaths, prev, cur *evaluator.Snap
 		}
 	}
 	c.Summary = fmt.Sprintf("%d fixed, %d regressed, %d still failing", len(c.Fixed), len(c.Regressed), len(c.StillFailing))
+	var apart []string
+	if len(c.Chance) > 0 {
+		apart = append(apart, fmt.Sprintf("%d that could be chance", len(c.Chance)))
+	}
+	if len(c.NoOutput) > 0 {
+		apart = append(apart, fmt.Sprintf("%d with no output", len(c.NoOutput)))
+	}
 	if len(c.Flaky) > 0 {
-		c.Summary += fmt.Sprintf("; %d flaky, not counted as changes", len(c.Flaky))
+		apart = append(apart, fmt.Sprintf("%d flaky", len(c.Flaky)))
+	}
+	if len(apart) > 0 {
+		c.Summary += "; not counted as changes: " + strings.Join(apart, ", ")
 	}
 	return c
+}
+
+// flipIsReal reports whether case j's flip should be read as a change:
+// with trials on both sides, when Fisher's test finds it significant;
+// otherwise when the comparison as a whole is unlikely to be chance.
+func flipIsReal(cmp *decide.Comparison, evidence map[int]decide.CaseChange, j int) bool {
+	if cmp == nil {
+		return true
+	}
+	if ch, ok := evidence[j]; ok && ch.PValue != nil {
+		return ch.Evidence == decide.SignificantChange
+	}
+	return cmp.Significant
 }
