@@ -147,6 +147,7 @@ type GateRow struct {
 // the exact values.
 func gateRows(s *evaluator.Snapshot) []GateRow {
 	rows := make([]GateRow, len(s.Result.Gates))
+	cov := coverageOf(s)
 	for i := range s.Result.Gates {
 		g := &s.Result.Gates[i]
 		observed := g.ObservedText()
@@ -155,6 +156,9 @@ func gateRows(s *evaluator.Snapshot) []GateRow {
 			observed = "n/a (not measured)"
 		case g.Spec.Detail != nil:
 			observed += " " + g.Spec.Detail(s.Metrics)
+		}
+		if cov.Known && (g.Gate == decide.GateP95Latency || g.Gate == decide.GateAvgCost) {
+			observed = gateCoverage(g, g.ObservedText(), cov)
 		}
 		rows[i] = GateRow{Name: g.Spec.Title, Gate: g.Gate, Observed: observed, Threshold: g.ThresholdText(),
 			Margin: g.MarginText(), Verdict: verdictBadge(g.Passed), Passed: g.Passed, failure: g.FailureText()}

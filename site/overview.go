@@ -141,6 +141,7 @@ type ChanceChange struct {
 func snapshotCard(s *evaluator.Snapshot, gates []GateRow, level stats.Level, root string) SnapshotCard {
 	r := s.Result
 	e := snapshotEvidence(s, level, root)
+	cov := coverageOf(s)
 	return SnapshotCard{
 		Interval:    e.Interval,
 		Evidence:    e,
@@ -152,8 +153,8 @@ func snapshotCard(s *evaluator.Snapshot, gates []GateRow, level stats.Level, roo
 		Functional:  s.PassCount(),
 		PassRate:    percent(s.Metrics.PassRate),
 		Critical:    fmt.Sprint(r.CriticalFailures),
-		P95:         s.P95Text(),
-		AvgCost:     s.AvgCostText(),
+		P95:         p95Text(s, cov),
+		AvgCost:     avgCostText(s, cov),
 		Failing:     r.CasesTotal - r.CasesPassed,
 		Recording:   recording(r.Meta),
 		Trials:      trialSummary(s),
