@@ -757,7 +757,11 @@
       }
       if (trials) {
         parts.push(caseList("flaky", "Flaky: some trials passed and some failed in " + la + " or " + lb, flaky, cases, root, lb, function (i) {
-          return verdictWords(m, a, i) + " → " + verdictWords(m, b, i);
+          var words = verdictWords(m, a, i) + " → " + verdictWords(m, b, i);
+          var ta = trialsOf(m, a, i), tb = trialsOf(m, b, i);
+          if (isFailing(sa.charAt(i)) === isFailing(sb.charAt(i)) || !ta.k || !tb.k) return words;
+          var q = fisher(ta.passed, ta.k, tb.passed, tb.k);
+          return words + "; " + (q < m.alpha ? "significant" : "within noise") + ", Fisher's exact test p = " + sixDigits(q);
         }));
       }
       out.replaceChildren.apply(out, parts);

@@ -30,6 +30,10 @@ func foldCases(cases []CaseLink) CaseList {
 type FlakyChange struct {
 	CaseLink
 	Was, Is string // "pass", "fail", "pass, 2/3 trials", "no trials"
+	// Why says, for a verdict that flipped with trials on both sides,
+	// what Fisher's test makes of it: "within noise (Fisher's exact test
+	// p = 0.428571)"; "" otherwise.
+	Why string
 }
 
 // FixedList, RegressedList and StillFailingList fold long lists.

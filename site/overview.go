@@ -385,14 +385,15 @@ func change(rel *evaluator.Release, paths resultPaths, prev, cur *evaluator.Snap
 		case cur.Outputs[j] == nil && prev.Outputs[j] != nil:
 			c.NoOutput = append(c.NoOutput, link)
 		case flakyEither(prev, cur, j):
-			c.Flaky = append(c.Flaky, FlakyChange{CaseLink: link, Was: verdictWithTrials(prev, j), Is: verdictWithTrials(cur, j)})
+			f := FlakyChange{CaseLink: link, Was: verdictWithTrials(prev, j), Is: verdictWithTrials(cur, j)}
+			if ch, ok := evidence[j]; ok && ch.PValue != nil {
+				f.Why = caseEvidenceWords(ch)
+			}
+			c.Flaky = append(c.Flaky, f)
 		case was != is && !flipIsReal(cmp, evidence, j):
 			why := "could be chance"
 			if ch, ok := evidence[j]; ok {
-				why = ch.Evidence.Words()
-				if ch.PValue != nil {
-					why += fmt.Sprintf(" (Fisher's exact test p = %s)", fmtFloat(*ch.PValue))
-				}
+				why = caseEvidenceWords(ch)
 			}
 			c.Chance = append(c.Chance, ChanceChange{CaseLink: link, Was: verdictWithTrials(prev, j), Is: verdictWithTrials(cur, j), Why: why})
 		case !was && is:
@@ -418,6 +419,16 @@ func change(rel *evaluator.Release, paths resultPaths, prev, cur *evaluator.Snap
 		c.Summary += "; not counted as changes: " + strings.Join(apart, ", ")
 	}
 	return c
+}
+
+// caseEvidenceWords words one case's change: "one run each: could be
+// chance", "within noise (Fisher's exact test p = 0.428571)".
+func caseEvidenceWords(ch decide.CaseChange) string {
+	why := ch.Evidence.Words()
+	if ch.PValue != nil {
+		why += fmt.Sprintf(" (Fisher's exact test p = %s)", fmtFloat(*ch.PValue))
+	}
+	return why
 }
 
 // flipIsReal reports whether case j's flip should be read as a change:

@@ -508,7 +508,14 @@ func TestCompareListsFlakyCases(t *testing.T) {
 				return v
 			}
 			for i, id := range tt.flaky {
-				want := "(" + words(from, id) + " → " + words(to, id) + ")"
+				want := "(" + words(from, id) + " → " + words(to, id)
+				// A flip with trials on both sides says what Fisher's test
+				// makes of it.
+				if a, b := from.Cases[index[id]], to.Cases[index[id]]; a.Passed != b.Passed && from.Trials > 0 && to.Trials > 0 {
+					p := stats.Fisher(a.TrialsPassed, from.Trials, b.TrialsPassed, to.Trials)
+					want += "; " + map[bool]string{true: "significant", false: "within noise"}[p < 0.05] + fmt.Sprintf(", Fisher's exact test p = %v", stats.RoundSignificant(p, 6))
+				}
+				want += ")"
 				if i >= len(got.Notes) || !strings.HasPrefix(got.Notes[i], id+" ") || !strings.HasSuffix(got.Notes[i], want) {
 					t.Errorf("flaky entry %d reads %q, want %s … %s", i, at(got.Notes, i), id, want)
 				}

@@ -277,6 +277,16 @@ func TestCompareFiguresEqualTheEvaluator(t *testing.T) {
 				}
 			}
 			saveShot(t, tb, filepath.Join(dir, "compare-"+pair[0]+"-"+pair[1]+"-390x844.png"))
+			// The lists, with the numbers and the flips that could be
+			// chance unfolded.
+			if _, err := eval[bool](tb, `new Promise(done => {
+				document.querySelectorAll("#compare-result details").forEach(d => d.open = true);
+				document.querySelector("#compare-result .compare-summary").scrollIntoView({block: "start"});
+				requestAnimationFrame(() => requestAnimationFrame(() => done(true)));
+			})`); err != nil {
+				t.Fatal(err)
+			}
+			saveShot(t, tb, filepath.Join(dir, "compare-"+pair[0]+"-"+pair[1]+"-lists-390x844.png"))
 			for _, p := range tb.log.snapshot().problems() {
 				t.Error(p)
 			}
