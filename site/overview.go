@@ -233,7 +233,9 @@ func (v *view) verdict() Verdict {
 		vd.Gates = append(vd.Gates, verdictGate(gr))
 	}
 	for i, c := range rel.Suite.Cases {
-		if c.Severity != suite.Critical || s.Result.Cases[i].Passed {
+		// A critical case with any failed trial counts as a critical
+		// failure, though it may pass on its trials: it is named too.
+		if c.Severity != suite.Critical || len(s.Result.Cases[i].Failures) == 0 {
 			continue
 		}
 		if len(vd.Critical) < verdictNames {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -338,4 +339,71 @@ func TestCompareFiguresEqualTheEvaluator(t *testing.T) {
 // bits of a logarithm).
 func close(a, b float64) bool {
 	return a == b || math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// telecomSite builds examples/telecom once per run: τ²-bench-style ids,
+// trials, and no latency recorded.
+var telecomSite = sync.OnceValues(func() (string, error) {
+	return buildSite("../../examples/telecom", filepath.Join(shared.tmp, "telecom-site"))
+})
+
+// TestSnapshotPagesSayHowSure: a snapshot page opens with its own
+// evidence, and an inconclusive one says what would settle it, on the
+// first screen; a suite whose outputs record no latency says so rather
+// than "no outputs". Screenshots are saved for people to look at.
+func TestSnapshotPagesSayHowSure(t *testing.T) {
+	t.Parallel()
+	shared.needBrowser(t)
+	noise, err := noiseSite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	telecom, err := telecomSite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := screenshotDir(t)
+	for _, page := range []struct {
+		name, rel string
+		s         served
+		words     []string
+		firstSeen string // a selector whose element must end on the first screen
+	}{
+		{"noise-run-b", "snapshots/run-b.html", serveHTTP(t, noise),
+			[]string{"69 of 80 cases passed; 95% sure the true pass rate is between 77% and 92.1%.", "Not proven yet: about 3,135 cases at the same pass rate (3,055 more than now) would settle it."},
+			".evidence-rate"},
+		{"telecom-index", "index.html", serveHTTP(t, telecom),
+			[]string{"5 of 6 cases passed", "n/a: no output recorded a latency", "Against model-a (the previous snapshot): 1 fixed and 1 regressed, which could be chance."},
+			".evidence-versus"},
+	} {
+		for _, vp := range evidenceViewports {
+			t.Run(page.name+"/"+vp.name, func(t *testing.T) {
+				tb := openAt(t, page.s, vp, "light", page.rel)
+				got, err := eval[struct {
+					Text   string  `json:"text"`
+					Bottom float64 `json:"bottom"`
+					Scroll int64   `json:"scroll"`
+				}](tb, fmt.Sprintf(`({text: document.body.textContent.replace(/\s+/g, " "), bottom: document.querySelector(%q).getBoundingClientRect().bottom,
+					scroll: document.documentElement.scrollWidth})`, page.firstSeen))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, w := range page.words {
+					if !strings.Contains(got.Text, w) {
+						t.Errorf("the page lacks %q", w)
+					}
+				}
+				if got.Bottom > float64(vp.height) {
+					t.Errorf("%s ends at %.0f px, below the first screen", page.firstSeen, got.Bottom)
+				}
+				if got.Scroll > vp.width {
+					t.Errorf("the page is %d px wide in a %d px window", got.Scroll, vp.width)
+				}
+				saveShot(t, tb, filepath.Join(dir, page.name+"-"+vp.name+".png"))
+				for _, p := range tb.log.snapshot().problems() {
+					t.Error(p)
+				}
+			})
+		}
+	}
 }
