@@ -659,18 +659,12 @@
       var inA = { "data-label": la }, inB = { "data-label": lb }, inChange = { "data-label": "Change" };
       var rows = [el("tr", { "data-gate": "decision" }, [el("th", { scope: "row" }, ["Decision"]), el("td", inA, [decisionBadge(m.decisions[a])]), el("td", inB, [decisionBadge(m.decisions[b])]),
         el("td", inChange, [m.decisions[a] === m.decisions[b] ? "no change" : m.decisions[a] + " → " + m.decisions[b]])])];
-      // The pass rate carries its interval, as the results files give it.
-      function withInterval(g, s) {
-        var iv = m.intervals && m.intervals[s];
-        if (g.gate !== "pass_rate" || !iv) return g.observed + " ";
-        return g.observed + "; " + Math.round(m.confidence * 100) + "% interval " + intervalWords(iv) + " ";
-      }
       m.gates[b].forEach(function (gb, gi) {
         var ga = m.gates[a][gi];
         rows.push(el("tr", { "data-gate": gb.gate }, [
           el("th", { scope: "row" }, [gb.name]),
-          el("td", inA, [withInterval(ga, a), badge(ga.passed)]),
-          el("td", inB, [withInterval(gb, b), badge(gb.passed)]),
+          el("td", inA, [ga.observed + " ", badge(ga.passed)]),
+          el("td", inB, [gb.observed + " ", badge(gb.passed)]),
           el("td", inChange, [gateChange(gb.gate, ga.value, gb.value)])
         ]));
       });

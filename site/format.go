@@ -4,6 +4,7 @@ import (
 	"html"
 	"html/template"
 	"math/big"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -159,6 +160,11 @@ func gateRows(s *evaluator.Snapshot) []GateRow {
 		}
 		if cov.Known && (g.Gate == decide.GateP95Latency || g.Gate == decide.GateAvgCost) {
 			observed = gateCoverage(g, g.ObservedText(), cov)
+		}
+		// The pass rate carries its interval, as the results file gives
+		// it.
+		if iv := s.Result.PassRateInterval; g.Gate == decide.GatePassRate && iv != nil {
+			observed += "; " + strconv.FormatFloat(100*s.Result.Confidence, 'f', -1, 64) + "% interval " + intervalText(iv[0], iv[1])
 		}
 		rows[i] = GateRow{Name: g.Spec.Title, Gate: g.Gate, Observed: observed, Threshold: g.ThresholdText(),
 			Margin: g.MarginText(), Verdict: verdictBadge(g.Passed), Passed: g.Passed, failure: g.FailureText()}
