@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -154,4 +155,24 @@ func TestRealDataWords(t *testing.T) {
 			t.Errorf("the snapshot page lacks %q", w)
 		}
 	}
+}
+
+// FuzzCallsFromOne: whatever a detail says, the rewrite leaves no call
+// counted from 0 and touches nothing else of a detail without one.
+func FuzzCallsFromOne(f *testing.F) {
+	for _, s := range []string{"expected.tool_calls[0] a (output tool_calls[12])", "tool_calls[", "tool_calls[99999999999999999999]", "x"} {
+		f.Add(s)
+	}
+	left := regexp.MustCompile(`tool_calls\[[0-9]+\]`)
+	f.Fuzz(func(t *testing.T, detail string) {
+		got := callsFromOne(detail)
+		if !strings.Contains(detail, "tool_calls[") && got != detail {
+			t.Fatalf("%q became %q", detail, got)
+		}
+		for _, m := range left.FindAllString(got, -1) {
+			if _, err := strconv.Atoi(m[len("tool_calls[") : len(m)-1]); err == nil && !strings.Contains(detail, m) {
+				t.Fatalf("%q became %q, which counts %s", detail, got, m)
+			}
+		}
+	})
 }
