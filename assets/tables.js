@@ -454,6 +454,111 @@
     }
   }
 
+
+  // ---- How sure a comparison is (docs/evidence.md) ----
+  // These follow evaluator/stats step by step, in the same double
+  // arithmetic, so the page and the results files give the same figures.
+
+  var LN_2PI = 1.8378770664093456;
+  var STIRLERR_SMALL = [
+    0, 0.08106146679532726, 0.0413406959554093, 0.02767792568499834, 0.020790672103765093,
+    0.016644691189821193, 0.013876128823070748, 0.01189670994589177, 0.010411265261972096,
+    0.009255462182712733, 0.00833056343336287, 0.007573675487951841, 0.00694284010720953,
+    0.006408994188004207, 0.0059513701127588475, 0.005554733551962801
+  ];
+
+  function stirlerr(n) {
+    var s0 = 1 / 12, s1 = 1 / 360, s2 = 1 / 1260, s3 = 1 / 1680, s4 = 1 / 1188;
+    if (n <= 15) return STIRLERR_SMALL[Math.floor(n)];
+    var nn = n * n;
+    if (n > 500) return (s0 - s1 / nn) / n;
+    if (n > 80) return (s0 - (s1 - s2 / nn) / nn) / n;
+    if (n > 35) return (s0 - (s1 - (s2 - s3 / nn) / nn) / nn) / n;
+    return (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n;
+  }
+
+  function bd0(x, np) {
+    if (Math.abs(x - np) < 0.1 * (x + np)) {
+      var v = (x - np) / (x + np), s = (x - np) * v, ej = 2 * x * v;
+      v *= v;
+      for (var j = 1; j < 1000; j++) {
+        ej *= v;
+        var s1 = s + ej / (2 * j + 1);
+        if (s1 === s) return s1;
+        s = s1;
+      }
+    }
+    return x * Math.log(x / np) + np - x;
+  }
+
+  // binomialHalf is C(m, k) / 2^m.
+  function binomialHalf(k, m) {
+    if (k === 0 || k === m) return Math.pow(2, -m);
+    var x = k, n = m, np = n / 2;
+    var lc = stirlerr(n) - stirlerr(x) - stirlerr(n - x) - bd0(x, np) - bd0(n - x, np);
+    var lf = LN_2PI + Math.log(x) + Math.log1p(-x / n);
+    return Math.exp(lc - 0.5 * lf);
+  }
+
+  function binomialHalfTail(k, m) {
+    var term = binomialHalf(k, m);
+    if (term === 0) return 0;
+    var sum = 1, r = 1;
+    for (var i = k; i > 0; i--) {
+      r *= i / (m - i + 1);
+      sum += r;
+      if (r < sum * Math.pow(2, -60)) break;
+    }
+    return term * sum;
+  }
+
+  // mcnemar is the exact two-sided McNemar p of b regressions and c fixes.
+  function mcnemar(b, c) {
+    var m = b + c, k = Math.min(b, c);
+    if (m === 0 || 2 * k >= m) return 1;
+    return Math.min(1, 2 * binomialHalfTail(k, m));
+  }
+
+  // fisher is Fisher's exact two-sided p for passedA of trialsA against
+  // passedB of trialsB.
+  function fisher(passedA, trialsA, passedB, trialsB) {
+    if (trialsA < 1 || trialsB < 1 || passedA < 0 || passedA > trialsA || passedB < 0 || passedB > trialsB) return 1;
+    var passes = passedA + passedB, total = trialsA + trialsB;
+    var lo = Math.max(0, passes - trialsB), hi = Math.min(trialsA, passes);
+    if (lo === hi) return 1;
+    function ratio(x) { return (trialsA - x) * (passes - x) / ((x + 1) * (trialsB - passes + x + 1)); }
+    var mode = Math.min(hi, Math.max(lo, Math.floor((trialsA + 1) * (passes + 1) / (total + 2))));
+    var observed = 1, x;
+    for (x = mode; x < passedA; x++) observed *= ratio(x);
+    for (x = mode; x > passedA; x--) observed /= ratio(x - 1);
+    var limit = observed * (1 + 1e-7);
+    var sum = 1, tail = 1 <= limit ? 1 : 0, w = 1;
+    for (x = mode; x < hi && w > 0; x++) {
+      w *= ratio(x);
+      sum += w;
+      if (w <= limit) tail += w;
+    }
+    w = 1;
+    for (x = mode; x > lo && w > 0; x--) {
+      w /= ratio(x - 1);
+      sum += w;
+      if (w <= limit) tail += w;
+    }
+    return Math.min(1, tail / sum);
+  }
+
+  // sixDigits rounds a p-value to 6 significant digits, as the results
+  // files write it.
+  function sixDigits(p) { return Number(p.toPrecision(6)); }
+
+  // intervalWords words a results file's interval: "75.8–100%".
+  function intervalWords(iv) {
+    function pc(f) { return String(Number((100 * f).toFixed(1))); }
+    return pc(iv[0]) + "–" + pc(iv[1]) + "%";
+  }
+
+  self.releasegateStats = { mcnemar: mcnemar, fisher: fisher };
+
   // ---- Compare any two snapshots ----
 
   // isFailing reads a status letter of data/matrix.js: P passed, F failed,
@@ -497,7 +602,7 @@
     var ul = el("ul", { "class": "case-list" });
     indices.slice(0, LIST_LIMIT).forEach(function (i) {
       var id = cases.ids[i];
-      ul.appendChild(el("li", null, [
+      ul.appendChild(el("li", { "data-case": String(i) }, [
         el("a", { href: resultHref(root, cases, label, i) }, [id]),
         " " + cases.titles[i] + (note ? " (" + note(i) + ")" : "")
       ]));
@@ -564,31 +669,93 @@
         ]));
       });
       var table = el("table", { "class": "compare-gates" }, [el("thead", null, [head]), el("tbody", null, rows)]);
-      // A case flaky in either snapshot is listed apart, as on the
-      // overview: its verdict may differ by luck, not by a change.
-      var fixed = [], regressed = [], still = [], flaky = [];
+      // Every case whose verdict differs counts in the paired test, as in
+      // the results files; the lists then keep apart what a reader should
+      // not take for a change: a case with no output now, a flaky case,
+      // and flips that could be chance.
       var sa = m.status[a], sb = m.status[b];
       var trials = trialsOf(m, a, 0).k > 0 || trialsOf(m, b, 0).k > 0;
+      var flips = [], regressions = 0, fixes = 0, still = [], noOutput = [], flaky = [];
       for (var i = 0; i < cases.ids.length; i++) {
         var fa = isFailing(sa.charAt(i)), fb = isFailing(sb.charAt(i));
-        if (trials && (isFlaky(m, a, i) || isFlaky(m, b, i))) flaky.push(i);
-        else if (fa && !fb) fixed.push(i);
-        else if (!fa && fb) regressed.push(i);
+        if (fa !== fb) {
+          if (fb) regressions++; else fixes++;
+        }
+        if (sb.charAt(i) === "M" && sa.charAt(i) !== "M") noOutput.push(i);
+        else if (trials && (isFlaky(m, a, i) || isFlaky(m, b, i))) flaky.push(i);
+        else if (fa !== fb) flips.push(i);
         else if (fa && fb) still.push(i);
       }
+      var p = mcnemar(regressions, fixes), significant = p < m.alpha;
+      var level = String(Math.round(m.confidence * 100)) + "%";
+      var fixed = [], regressed = [], chance = [], caseP = {}, caseSignificant = {};
+      flips.forEach(function (i) {
+        var ta = trialsOf(m, a, i), tb = trialsOf(m, b, i);
+        var real = significant;
+        if (ta.k > 0 && tb.k > 0) {
+          caseP[i] = fisher(ta.passed, ta.k, tb.passed, tb.k);
+          real = caseSignificant[i] = caseP[i] < m.alpha;
+        }
+        if (!real) chance.push(i);
+        else if (isFailing(sb.charAt(i))) regressed.push(i);
+        else fixed.push(i);
+      });
+      function evidenceOf(i) {
+        var ta = trialsOf(m, a, i), tb = trialsOf(m, b, i);
+        if (caseP.hasOwnProperty(i)) {
+          return (caseSignificant[i] ? "significant" : "within noise") + ": " + ta.passed + "/" + ta.k + " → " + tb.passed + "/" + tb.k + " trials, Fisher's exact test p = " + sixDigits(caseP[i]);
+        }
+        return ta.k > 0 || tb.k > 0 ? "one run on one side: could be chance" : "one run each: could be chance";
+      }
+      var finding = regressions + fixes === 0 ? "no case changed" :
+        fixes + " fixed and " + regressions + " regressed, which " + (significant ? "is unlikely to be chance" : "could be chance");
+      var evidence = el("div", { "class": "compare-evidence", "data-regressions": String(regressions), "data-fixes": String(fixes),
+        "data-p": String(sixDigits(p)), "data-significant": String(significant) }, [
+        el("p", { "class": "compare-finding" }, ["From " + la + " to " + lb + ": " + finding + "."]),
+        el("details", { "class": "evidence-numbers" }, [
+          el("summary", null, ["The numbers behind this"]),
+          el("ul", null, [
+            el("li", null, ["Exact McNemar test over the " + cases.ids.length + " cases: " + regressions + " regressed, " + fixes + " fixed, p = " + sixDigits(p) +
+              (significant ? ", significant" : ", not significant") + " (significant means p below " + m.alpha + ", for " + level + " confidence)."]),
+            el("li", null, ["Pass rate " + (m.intervals && m.intervals[a] ? level + " interval " + intervalWords(m.intervals[a]) : "no interval") + " in " + la + "; " +
+              (m.intervals && m.intervals[b] ? level + " interval " + intervalWords(m.intervals[b]) : "no interval") + " in " + lb + "."])
+          ])
+        ])
+      ]);
       var summary = regressed.length + " regressed, " + fixed.length + " fixed and " + still.length + " still failing of " + cases.ids.length + " cases, from " + la + " to " + lb;
-      summary += flaky.length ? "; " + flaky.length + " flaky in either snapshot, not counted as changes." : ".";
+      var apart = [];
+      if (chance.length) apart.push(chance.length + " that could be chance");
+      if (noOutput.length) apart.push(noOutput.length + " with no output in " + lb);
+      if (flaky.length) apart.push(flaky.length + " flaky in either snapshot");
+      summary += apart.length ? "; listed apart: " + apart.join(", ") + "." : ".";
       var parts = [
+        evidence,
         el("h2", { id: "compare-gates" }, ["Gates"]),
         el("div", { "class": "table-wrap", role: "region", "aria-labelledby": "compare-gates", tabindex: "0" }, [table]),
         el("p", { "class": "compare-summary" }, [summary]),
-        caseList("regressed", "Regressed: failing in " + lb + ", passing in " + la, regressed, cases, root, lb),
-        caseList("fixed", "Fixed: passing in " + lb + ", failing in " + la, fixed, cases, root, lb),
+        caseList("regressed", "Regressed: failing in " + lb + ", passing in " + la, regressed, cases, root, lb, evidenceOf),
+        caseList("fixed", "Fixed: passing in " + lb + ", failing in " + la, fixed, cases, root, lb, evidenceOf),
         caseList("still-failing", "Still failing in both", still, cases, root, lb)
       ];
+      if (noOutput.length) {
+        parts.push(caseList("no-output", "No output: " + lb + " has no output for these cases, so they fail there; that says nothing about the agent", noOutput, cases, root, lb));
+      }
+      if (chance.length) {
+        var folded = el("details", { "class": "chance-changes", "data-set": "chance" }, [
+          el("summary", null, ["Changes that could be chance (" + chance.length + "): not counted as fixed or regressed"])
+        ]);
+        folded.appendChild(caseList("chance", "Could be chance", chance, cases, root, lb, function (i) {
+          return (isFailing(sb.charAt(i)) ? "pass → fail" : "fail → pass") + "; " + evidenceOf(i);
+        }));
+        parts.push(folded);
+      }
       if (trials) {
         parts.push(caseList("flaky", "Flaky: some trials passed and some failed in " + la + " or " + lb, flaky, cases, root, lb, function (i) {
-          return verdictWords(m, a, i) + " → " + verdictWords(m, b, i);
+          var words = verdictWords(m, a, i) + " → " + verdictWords(m, b, i);
+          var ta = trialsOf(m, a, i), tb = trialsOf(m, b, i);
+          if (isFailing(sa.charAt(i)) === isFailing(sb.charAt(i)) || !ta.k || !tb.k) return words;
+          var q = fisher(ta.passed, ta.k, tb.passed, tb.k);
+          return words + "; " + (q < m.alpha ? "significant" : "within noise") + ", Fisher's exact test p = " + sixDigits(q);
         }));
       }
       out.replaceChildren.apply(out, parts);

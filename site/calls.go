@@ -2,6 +2,7 @@ package site
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -215,4 +216,40 @@ func commaAfter(i, n int) string {
 		return ""
 	}
 	return ","
+}
+
+// callIndex finds a call named by its place in a list as the results
+// files write it, counted from 0: "tool_calls[0]", "expected.tool_calls[2]".
+var callIndex = regexp.MustCompile(`(expected\.)?tool_calls\[(\d+)\]`)
+
+// callsFromOne rewrites a failure detail for people, who count calls from
+// 1 as the call panels do: "expected.tool_calls[0] lookup (output
+// tool_calls[1])" reads "expected call 1 lookup (output call 2)". The
+// results file keeps its own words.
+func callsFromOne(detail string) string {
+	if !strings.Contains(detail, "tool_calls[") {
+		return detail
+	}
+	return callIndex.ReplaceAllStringFunc(detail, func(m string) string {
+		sub := callIndex.FindStringSubmatch(m)
+		n, err := strconv.Atoi(sub[2])
+		if err != nil {
+			return m
+		}
+		if sub[1] != "" {
+			return "expected call " + strconv.Itoa(n+1)
+		}
+		return "call " + strconv.Itoa(n+1)
+	})
+}
+
+// readableFailures are failures with their details worded by
+// callsFromOne.
+func readableFailures(fs []judge.Failure) []judge.Failure {
+	out := make([]judge.Failure, len(fs))
+	for i, f := range fs {
+		f.Detail = callsFromOne(f.Detail)
+		out[i] = f
+	}
+	return out
 }

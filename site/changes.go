@@ -30,12 +30,17 @@ func foldCases(cases []CaseLink) CaseList {
 type FlakyChange struct {
 	CaseLink
 	Was, Is string // "pass", "fail", "pass, 2/3 trials", "no trials"
+	// Why says, for a verdict that flipped with trials on both sides,
+	// what Fisher's test makes of it: "within noise (Fisher's exact test
+	// p = 0.428571)"; "" otherwise.
+	Why string
 }
 
 // FixedList, RegressedList and StillFailingList fold long lists.
 func (c Change) FixedList() CaseList        { return foldCases(c.Fixed) }
 func (c Change) RegressedList() CaseList    { return foldCases(c.Regressed) }
 func (c Change) StillFailingList() CaseList { return foldCases(c.StillFailing) }
+func (c Change) NoOutputList() CaseList     { return foldCases(c.NoOutput) }
 
 // FlakyShown and FlakyMore fold the flaky cases as CaseList does.
 func (c Change) FlakyShown() []FlakyChange {

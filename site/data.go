@@ -90,6 +90,13 @@ type matrixData struct {
 	// absent when no snapshot has trials, which keeps the file as it was.
 	Trials       []int   `json:"trials,omitempty"`
 	TrialsPassed [][]int `json:"trials_passed,omitempty"`
+	// Confidence and Alpha are the suite's level and the p-value below
+	// which the compare page calls a difference unlikely to be chance;
+	// Intervals the results files' pass-rate intervals, per snapshot
+	// (null without cases), which the page shows as they are.
+	Confidence float64       `json:"confidence"`
+	Alpha      float64       `json:"alpha"`
+	Intervals  []*[2]float64 `json:"intervals"`
 }
 
 // matrixGate is one gate of one snapshot: the worded observation and the
@@ -113,6 +120,12 @@ func (v *view) matrixData() ([]byte, error) {
 		d.Status[i] = statusLetters(s)
 	}
 	d.Trials, d.TrialsPassed = matrixTrials(snaps)
+	level := v.in.Release.Suite.Gate.Confidence
+	d.Confidence, d.Alpha = level.Confidence(), level.Alpha()
+	d.Intervals = make([]*[2]float64, len(snaps))
+	for i, s := range snaps {
+		d.Intervals[i] = s.Result.PassRateInterval
+	}
 	return dataScript("matrix", d)
 }
 

@@ -118,7 +118,7 @@ func (v *view) handoff() (*HandoffPage, error) {
 	for i := len(rel.Snapshots) - 1; i >= 0; i-- {
 		s := rel.Snapshots[i]
 		if i == len(rel.Snapshots)-1 || named[s.Label()] {
-			p.Decisions = append(p.Decisions, snapshotCard(s, gateRows(s), ""))
+			p.Decisions = append(p.Decisions, snapshotCard(s, gateRows(s), rel.Suite.Gate.Confidence, ""))
 		}
 	}
 	return p, nil

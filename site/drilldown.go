@@ -212,7 +212,7 @@ func (v *view) resultDetail(s *evaluator.Snapshot, i int, path string) *Drilldow
 func (v *view) outputView(c *suite.Case, out *suite.Output, failures []judge.Failure, root string) OutputView {
 	exp := &c.Expected
 	policyRules := v.in.Release.Suite.Policy
-	o := OutputView{CaseID: c.ID, Failures: failures, HasOutput: out != nil, ExpectedDecision: string(exp.Decision),
+	o := OutputView{CaseID: c.ID, Failures: readableFailures(failures), HasOutput: out != nil, ExpectedDecision: string(exp.Decision),
 		DecisionJudged: exp.JudgesDecision(), Calls: callPairs(exp, out), CitationsJudged: policyRules != nil}
 	var called, cited []string
 	if out != nil {

@@ -4,6 +4,7 @@ import (
 	"html"
 	"html/template"
 	"math/big"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -147,6 +148,7 @@ type GateRow struct {
 // the exact values.
 func gateRows(s *evaluator.Snapshot) []GateRow {
 	rows := make([]GateRow, len(s.Result.Gates))
+	cov := coverageOf(s)
 	for i := range s.Result.Gates {
 		g := &s.Result.Gates[i]
 		observed := g.ObservedText()
@@ -155,6 +157,14 @@ func gateRows(s *evaluator.Snapshot) []GateRow {
 			observed = "n/a (not measured)"
 		case g.Spec.Detail != nil:
 			observed += " " + g.Spec.Detail(s.Metrics)
+		}
+		if cov.Known && (g.Gate == decide.GateP95Latency || g.Gate == decide.GateAvgCost) {
+			observed = gateCoverage(g, g.ObservedText(), cov)
+		}
+		// The pass rate carries its interval, as the results file gives
+		// it.
+		if iv := s.Result.PassRateInterval; g.Gate == decide.GatePassRate && iv != nil {
+			observed += "; " + strconv.FormatFloat(100*s.Result.Confidence, 'f', -1, 64) + "% interval " + intervalText(iv[0], iv[1])
 		}
 		rows[i] = GateRow{Name: g.Spec.Title, Gate: g.Gate, Observed: observed, Threshold: g.ThresholdText(),
 			Margin: g.MarginText(), Verdict: verdictBadge(g.Passed), Passed: g.Passed, failure: g.FailureText()}

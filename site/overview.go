@@ -3,9 +3,11 @@ package site
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/stats"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
@@ -87,6 +89,11 @@ type SnapshotCard struct {
 	// Trials sums up the snapshot's trials, nil without trials.
 	Trials *TrialSummary
 	Inputs []HashRow
+	// Interval: "95% interval 75.8–100%", "" without cases.
+	Interval string
+	// Evidence words how sure the pass rate is and whether the changes
+	// against the previous snapshot and the baseline could be chance.
+	Evidence *Evidence
 }
 
 // Threshold is one frozen limit of gate.json, worded.
@@ -108,15 +115,36 @@ type Change struct {
 	Fixed        []CaseLink
 	Regressed    []CaseLink
 	StillFailing []CaseLink
+	// NoOutput are the cases with an output before and none now.
+	NoOutput []CaseLink
+	// Chance are the flips that could be chance, kept out of Fixed and
+	// Regressed.
+	Chance []ChanceChange
 	// Flaky are the cases flaky in either snapshot, kept out of the
-	// three lists above.
+	// lists above.
 	Flaky   []FlakyChange
 	Summary string
+	// Finding words the comparison ("1 fixed and 0 regressed, which could
+	// be chance") and Numbers gives its test; both "" when the results
+	// do not compare the two.
+	Finding, Numbers string
 }
 
-func snapshotCard(s *evaluator.Snapshot, gates []GateRow, root string) SnapshotCard {
+// ChanceChange is a case whose verdict flipped in a way that could be
+// chance, and why.
+type ChanceChange struct {
+	CaseLink
+	Was, Is string // "pass", "fail, 1/4 trials"
+	Why     string // "one run each: could be chance", "within noise (…)"
+}
+
+func snapshotCard(s *evaluator.Snapshot, gates []GateRow, level stats.Level, root string) SnapshotCard {
 	r := s.Result
+	e := snapshotEvidence(s, level, root)
+	cov := coverageOf(s)
 	return SnapshotCard{
+		Interval:    e.Interval,
+		Evidence:    e,
 		Label:       r.Label,
 		Href:        root + snapshotPath(r.Label),
 		ResultsHref: root + resultsPath(r.Label),
@@ -125,8 +153,8 @@ func snapshotCard(s *evaluator.Snapshot, gates []GateRow, root string) SnapshotC
 		Functional:  s.PassCount(),
 		PassRate:    percent(s.Metrics.PassRate),
 		Critical:    fmt.Sprint(r.CriticalFailures),
-		P95:         s.P95Text(),
-		AvgCost:     s.AvgCostText(),
+		P95:         p95Text(s, cov),
+		AvgCost:     avgCostText(s, cov),
 		Failing:     r.CasesTotal - r.CasesPassed,
 		Recording:   recording(r.Meta),
 		Trials:      trialSummary(s),
@@ -140,7 +168,7 @@ func (v *view) overview() (*OverviewPage, error) {
 	p := &OverviewPage{Layout: v.info.layout(overviewPath, "Release overview")}
 	cards := make([]SnapshotCard, len(rel.Snapshots))
 	for i, s := range rel.Snapshots {
-		cards[i] = snapshotCard(s, gateRows(s), "")
+		cards[i] = snapshotCard(s, gateRows(s), g.Confidence, "")
 	}
 	for i := len(cards) - 1; i >= 0; i-- {
 		p.History = append(p.History, cards[i])
@@ -180,7 +208,7 @@ func (v *view) verdict() Verdict {
 	}
 	s := rel.Snapshots[n-1]
 	gates := gateRows(s)
-	vd := Verdict{Snapshot: snapshotCard(s, gates, ""), Position: "the only snapshot"}
+	vd := Verdict{Snapshot: snapshotCard(s, gates, rel.Suite.Gate.Confidence, ""), Position: "the only snapshot"}
 	if n > 1 {
 		vd.Position = "the latest of " + strconv.Itoa(n) + " snapshots"
 	}
@@ -205,7 +233,9 @@ func (v *view) verdict() Verdict {
 		vd.Gates = append(vd.Gates, verdictGate(gr))
 	}
 	for i, c := range rel.Suite.Cases {
-		if c.Severity != suite.Critical || s.Result.Cases[i].Passed {
+		// A critical case with any failed trial counts as a critical
+		// failure, though it may pass on its trials: it is named too.
+		if c.Severity != suite.Critical || len(s.Result.Cases[i].Failures) == 0 {
 			continue
 		}
 		if len(vd.Critical) < verdictNames {
@@ -264,7 +294,7 @@ func (v *view) trend() ([]TrendChart, error) {
 		scale                 float64 // a fraction is drawn as a percentage
 		max                   float64
 	}{
-		{decide.GatePassRate, "Pass rate", "trend_pass_rate", "pass rate (%)", 100, 100},
+		{decide.GatePassRate, "Pass rate with its " + g.Confidence.Percent() + " interval", "trend_pass_rate", "pass rate (%)", 100, 100},
 		{decide.GateP95Latency, "p95 latency", "trend_p95", "p95 (ms)", 1, 0},
 		{decide.GateAvgCost, "Average cost", "trend_cost", "cost (USD)", 1, 0},
 	}
@@ -279,6 +309,16 @@ func (v *view) trend() ([]TrendChart, error) {
 				spec.Values[i] = &f
 			}
 		}
+		if m.gate == decide.GatePassRate {
+			// The whiskers are the results files' intervals, as written.
+			spec.IntervalName = g.Confidence.Percent() + " interval"
+			spec.Intervals = make([]*[2]float64, n)
+			for i, s := range rel.Snapshots {
+				if iv := s.Result.PassRateInterval; iv != nil {
+					spec.Intervals[i] = &[2]float64{iv[0] * 100, iv[1] * 100}
+				}
+			}
+		}
 		note := "Not gated: no limit is set."
 		if limit, on := decide.Limit(g, m.gate); on {
 			sp, _ := decide.SpecOf(m.gate)
@@ -290,6 +330,9 @@ func (v *view) trend() ([]TrendChart, error) {
 			}
 			spec.Limit = &refLine{Label: word + " " + text, Value: f * m.scale, Color: limitColour}
 			note = "The dashed line is the " + map[bool]string{true: "minimum", false: "limit"}[word == "min"] + " of " + text + "."
+			if spec.Intervals != nil {
+				note = "Each whisker spans the " + spec.IntervalName + "; the dashed line is the minimum of " + text + "."
+			}
 		}
 		c, err := renderTrend(spec)
 		if err != nil {
@@ -312,20 +355,49 @@ func limitLines(g suite.Gate, gate, prefix string) []refLine {
 	return []refLine{{Label: prefix + spec.Unit.Format(limit), Value: v, Color: limitColour}}
 }
 
-// change compares a snapshot with the one before it, case by case.
-// Cases flaky in either snapshot are listed apart: their verdict may
-// differ by luck, not by a change.
+// change compares a snapshot with the one before it, case by case, on
+// the evaluator's comparison of the two (versus_previous). A case with
+// no output now is its own kind of change, never "regressed": it says
+// nothing about the agent. Cases flaky in either snapshot are listed
+// apart: their verdict may differ by luck, not by a change. So are flips
+// that could be chance: with trials on both sides, Fisher's test within
+// noise; without, every flip when the comparison as a whole could be
+// chance.
 func change(rel *evaluator.Release, paths resultPaths, prev, cur *evaluator.Snapshot) Change {
 	c := Change{
 		From: NavLink{Href: snapshotPath(prev.Label()), Text: prev.Label()},
 		To:   NavLink{Href: snapshotPath(cur.Label()), Text: cur.Label()},
 	}
+	cmp := cur.Result.VersusPrevious
+	if cmp == nil || cmp.Label != prev.Label() {
+		cmp = nil
+	}
+	evidence := map[int]decide.CaseChange{}
+	if cmp != nil {
+		for _, ch := range cmp.Cases {
+			evidence[ch.Index] = ch
+		}
+		c.Finding = findingWords(cmp)
+		c.Numbers = mcnemarWords(cmp, "the previous snapshot")
+	}
 	for j, cs := range rel.Suite.Cases {
 		link := CaseLink{ID: cs.ID, Href: paths.history(j)}
 		was, is := prev.Result.Cases[j].Passed, cur.Result.Cases[j].Passed
 		switch {
+		case cur.Outputs[j] == nil && prev.Outputs[j] != nil:
+			c.NoOutput = append(c.NoOutput, link)
 		case flakyEither(prev, cur, j):
-			c.Flaky = append(c.Flaky, FlakyChange{CaseLink: link, Was: verdictWithTrials(prev, j), Is: verdictWithTrials(cur, j)})
+			f := FlakyChange{CaseLink: link, Was: verdictWithTrials(prev, j), Is: verdictWithTrials(cur, j)}
+			if ch, ok := evidence[j]; ok && ch.PValue != nil {
+				f.Why = caseEvidenceWords(ch)
+			}
+			c.Flaky = append(c.Flaky, f)
+		case was != is && !flipIsReal(cmp, evidence, j):
+			why := "could be chance"
+			if ch, ok := evidence[j]; ok {
+				why = caseEvidenceWords(ch)
+			}
+			c.Chance = append(c.Chance, ChanceChange{CaseLink: link, Was: verdictWithTrials(prev, j), Is: verdictWithTrials(cur, j), Why: why})
 		case !was && is:
 			c.Fixed = append(c.Fixed, link)
 		case was && !is:
@@ -335,8 +407,41 @@ func change(rel *evaluator.Release, paths resultPaths, prev, cur *evaluator.Snap
 		}
 	}
 	c.Summary = fmt.Sprintf("%d fixed, %d regressed, %d still failing", len(c.Fixed), len(c.Regressed), len(c.StillFailing))
+	var apart []string
+	if len(c.Chance) > 0 {
+		apart = append(apart, fmt.Sprintf("%d that could be chance", len(c.Chance)))
+	}
+	if len(c.NoOutput) > 0 {
+		apart = append(apart, fmt.Sprintf("%d with no output", len(c.NoOutput)))
+	}
 	if len(c.Flaky) > 0 {
-		c.Summary += fmt.Sprintf("; %d flaky, not counted as changes", len(c.Flaky))
+		apart = append(apart, fmt.Sprintf("%d flaky", len(c.Flaky)))
+	}
+	if len(apart) > 0 {
+		c.Summary += "; not counted as changes: " + strings.Join(apart, ", ")
 	}
 	return c
+}
+
+// caseEvidenceWords words one case's change: "one run each: could be
+// chance", "within noise (Fisher's exact test p = 0.428571)".
+func caseEvidenceWords(ch decide.CaseChange) string {
+	why := ch.Evidence.Words()
+	if ch.PValue != nil {
+		why += fmt.Sprintf(" (Fisher's exact test p = %s)", fmtFloat(*ch.PValue))
+	}
+	return why
+}
+
+// flipIsReal reports whether case j's flip should be read as a change:
+// with trials on both sides, when Fisher's test finds it significant;
+// otherwise when the comparison as a whole is unlikely to be chance.
+func flipIsReal(cmp *decide.Comparison, evidence map[int]decide.CaseChange, j int) bool {
+	if cmp == nil {
+		return true
+	}
+	if ch, ok := evidence[j]; ok && ch.PValue != nil {
+		return ch.Evidence == decide.SignificantChange
+	}
+	return cmp.Significant
 }

@@ -117,7 +117,7 @@ func severityRank(s suite.Severity) int {
 func failureDetails(fs []judge.Failure) string {
 	details := make([]string, len(fs))
 	for i, f := range fs {
-		details[i] = f.Detail
+		details[i] = callsFromOne(f.Detail)
 	}
 	return strings.Join(details, "; ")
 }
@@ -142,7 +142,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	gates := gateRows(s)
 	p := &SnapshotPage{
 		Layout: v.info.layout(path, "Snapshot "+label),
-		Card:   snapshotCard(s, gates, root),
+		Card:   snapshotCard(s, gates, g.Confidence, root),
 		Gates:  gates,
 		Trials: trialSummary(s),
 	}
@@ -174,7 +174,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 		}
 		ids[i], links[i] = c.ID, rows[i].Href
 	}
-	p.Why = whyGates(gates, rows, cases, regressedCases(s), root+path)
+	p.Why = whyGates(gates, rows, cases, regressedCases(s), coverageOf(s), root+path)
 	for g := range v.paths.resultGroups(len(cases)) {
 		first, last := v.groupRange(g, v.paths.perPage)
 		p.ResultPages = append(p.ResultPages, NavLink{Href: root + resultGroupPath(label, g), Text: cases[first].ID + " to " + cases[last].ID})
@@ -207,10 +207,10 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	if slowCount > 0 {
 		slowText = fmt.Sprintf("%d %s slower than the limit, drawn in orange", slowCount, plural(slowCount, "output is", "outputs are"))
 	}
-	p.LatencyNote = fmt.Sprintf("One bar per case. p95 latency is not gated. p95 of this snapshot: %s.", s.P95Text())
+	p.LatencyNote = fmt.Sprintf("One bar per case. p95 latency is not gated. p95 of this snapshot: %s.", p.Card.P95)
 	if latencyGated {
 		p.LatencyNote = fmt.Sprintf("One bar per case. The dashed line is the p95 limit of %s; %s. p95 of this snapshot: %s.",
-			ms(latencyLimit), slowText, s.P95Text())
+			ms(latencyLimit), slowText, p.Card.P95)
 	}
 	lines := limitLines(g, decide.GateP95Latency, "p95 limit ")
 	var err error
@@ -223,10 +223,10 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 		p.LatencyNote += " With trials, a case's bar is the slowest of its measured trials."
 	}
 	costLines := limitLines(g, decide.GateAvgCost, "limit on the average ")
-	p.CostNote = fmt.Sprintf("One bar per case. The average cost is not gated; the average of this snapshot is %s.", s.AvgCostText())
+	p.CostNote = fmt.Sprintf("One bar per case. The average cost is not gated; the average of this snapshot is %s.", p.Card.AvgCost)
 	if costLimit, on := decide.Limit(g, decide.GateAvgCost); on {
 		p.CostNote = fmt.Sprintf("One bar per case. The dashed line is the limit of %s on the average cost; the average of this snapshot is %s.",
-			usd(costLimit), s.AvgCostText())
+			usd(costLimit), p.Card.AvgCost)
 	}
 	if s.Trials() > 0 {
 		p.CostNote += " With trials, a case's bar is the average of its measured trials."
@@ -324,9 +324,10 @@ func failuresFirst(rows []CaseRow) []CaseRow {
 // outputs slower than the p95 limit (slowest first), the outputs dearer
 // than the average's limit (dearest first), or the cases that regressed
 // against the baseline (regressed, by position). rows are in suite
-// order; self is the page's link to itself, for links to views of its
+// order; cov counts the outputs that recorded a latency and a cost;
+// self is the page's link to itself, for links to views of its
 // case table.
-func whyGates(gates []GateRow, rows []CaseRow, cases []*suite.Case, regressed map[int]bool, self string) []WhyGate {
+func whyGates(gates []GateRow, rows []CaseRow, cases []*suite.Case, regressed map[int]bool, cov coverage, self string) []WhyGate {
 	var out []WhyGate
 	for _, g := range gates {
 		if g.Passed {
@@ -370,6 +371,10 @@ func whyGates(gates []GateRow, rows []CaseRow, cases []*suite.Case, regressed ma
 		w.AllHref = self + w.AllHref
 		if len(picked) == 0 {
 			w.Lead = "No single case drives it: there are no outputs to measure."
+			if cov.Known && cov.Outputs > 0 && (spec.Drivers == decide.SlowestOutputs || spec.Drivers == decide.CostliestOutputs) {
+				what := map[bool]string{true: "latency", false: "cost"}[spec.Drivers == decide.SlowestOutputs]
+				w.Lead = "No single case drives it: no output recorded a " + what + "."
+			}
 			if g.Inconclusive {
 				w.Lead = "No single case drives it: there are too few cases to prove the pass rate."
 			}

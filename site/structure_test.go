@@ -117,8 +117,17 @@ func TestOverviewShowsSnapshotsSideBySide(t *testing.T) {
 	for _, div := range findAll(changes[0], within(sel("dl"), sel("div"))) {
 		parts = append(parts, cellsOf(div)...)
 	}
-	if got, want := strings.Join(parts, " | "), "✓ Fixed | ER-007 | ✕ Regressed | none | … Still failing | none"; got != want {
+	// ER-007's one fix, one run each, could be chance (McNemar p = 1):
+	// it is folded apart, not listed as fixed.
+	if got, want := strings.Join(parts, " | "), "✓ Fixed | none | ✕ Regressed | none | … Still failing | none"; got != want {
 		t.Errorf("candidate-v2 → candidate-v3:\n got %s\nwant %s", got, want)
+	}
+	chance := findAll(changes[0], sel("details", class("chance-changes")))
+	if len(chance) != 1 || !strings.Contains(textOf(chance[0]), "ER-007: fail → pass; one run each: could be chance") {
+		t.Errorf("the flip that could be chance is not folded apart")
+	}
+	if !strings.Contains(textOf(changes[0]), "1 fixed and 0 regressed, which could be chance.") {
+		t.Errorf("the change does not say it could be chance: %s", textOf(changes[0]))
 	}
 }
 

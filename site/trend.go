@@ -1,6 +1,7 @@
 package site
 
 import (
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"strconv"
@@ -25,6 +26,12 @@ type trendSpec struct {
 	// Max is the top of the value axis; 0 lets the values and the limit
 	// decide.
 	Max float64
+	// Intervals, when set, hold each value's interval in the values'
+	// scale (nil for a snapshot without one), drawn as a whisker from the
+	// lower bound to the upper one through the point; IntervalName names
+	// them ("95% interval").
+	Intervals    []*[2]float64
+	IntervalName string
 }
 
 // decisionSymbol shapes a trend point by its snapshot's decision, so the
@@ -37,6 +44,28 @@ func decisionSymbol(d decide.Decision) (symbol string, size int) {
 		return "triangle", 10
 	}
 	return "rect", 9
+}
+
+// intervalWhiskers draws each interval of spec as a whisker: a boxplot
+// item whose box has shrunk to the point (lower quartile, median and
+// upper quartile all the value), so only its two whiskers and their caps
+// show, from the lower bound to the upper one. The tooltip leaves it
+// out: the table of every snapshot words each interval.
+func intervalWhiskers(spec trendSpec, labels []string) *charts.BoxPlot {
+	data := make([]opts.BoxPlotData, len(spec.Intervals))
+	for i, iv := range spec.Intervals {
+		data[i] = opts.BoxPlotData{Name: labels[i], Value: "-"}
+		if iv != nil && spec.Values[i] != nil {
+			v := *spec.Values[i]
+			data[i].Value = []float64{iv[0], v, v, v, iv[1]}
+		}
+	}
+	box := charts.NewBoxPlot()
+	box.SetXAxis(labels).AddSeries(chartText(spec.IntervalName), data,
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: "transparent", BorderColor: referenceColour, BorderWidth: 1.5}),
+		charts.WithSeriesOpts(func(s *charts.SingleSeries) { s.BarWidth = "24%"; s.BarMaxWidth = "18" }),
+	)
+	return box
 }
 
 // renderTrend builds a trend line and renders it as a snippet, the way
@@ -97,6 +126,9 @@ func renderTrend(spec trendSpec) (Chart, error) {
 			}))
 	}
 	line.SetXAxis(labels).AddSeries(chartText(spec.AxisName), data, series...)
+	if spec.Intervals != nil {
+		line.Overlap(intervalWhiskers(spec, labels))
+	}
 
 	line.Validate()
 	height, err := strconv.Atoi(strings.TrimSuffix(spec.Height, "px"))
@@ -105,7 +137,14 @@ func renderTrend(spec trendSpec) (Chart, error) {
 	}
 	// A click on a snapshot's point opens its page (the trend is on the
 	// overview, at the site's top).
-	cd := chartData{Options: line.JSON(), Height: height, Floor: axisTop}
+	options := line.JSON()
+	if spec.Intervals != nil {
+		var err error
+		if options, err = hideFromTooltip(options, 1); err != nil {
+			return Chart{}, fmt.Errorf("site: chart %s: %w", spec.ID, err)
+		}
+	}
+	cd := chartData{Options: options, Height: height, Floor: axisTop}
 	hrefs := make([]string, len(spec.Labels))
 	for i, l := range spec.Labels {
 		hrefs[i] = snapshotPath(l)
@@ -121,4 +160,26 @@ func renderTrend(spec trendSpec) (Chart, error) {
 		Script:  block,
 		assets:  append([]string(nil), line.JSAssets.Values...),
 	}, nil
+}
+
+// hideFromTooltip leaves series i out of the chart's tooltip, which
+// go-echarts has no option for: the options are read back as plain JSON
+// and the series given "tooltip": {"show": false}.
+func hideFromTooltip(options map[string]any, i int) (map[string]any, error) {
+	src, err := json.Marshal(options)
+	if err != nil {
+		return nil, err
+	}
+	var plain map[string]any
+	if err := json.Unmarshal(src, &plain); err != nil {
+		return nil, err
+	}
+	series, _ := plain["series"].([]any)
+	if i >= len(series) {
+		return nil, fmt.Errorf("no series %d", i)
+	}
+	if s, ok := series[i].(map[string]any); ok {
+		s["tooltip"] = map[string]any{"show": false}
+	}
+	return plain, nil
 }

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/releasegate/releasegate/evaluator/stats"
 	"maps"
 	"os"
 	"path/filepath"
@@ -113,9 +114,13 @@ func TestNaturalCompare(t *testing.T) {
 const listLimit = 500
 
 // compareSets works out what the compare page must list for the pair
-// from → to: with trials in either, a case flaky in either snapshot
-// (some of its trials passed, some failed) is listed apart as flaky and
-// nowhere else.
+// from → to (docs/evidence.md, "Reading the pages"): a case with no
+// output in to (and one in from) is listed as "no output"; with trials in
+// either, a case flaky in either snapshot is listed apart as flaky; a
+// flip that could be chance (Fisher's test within noise when both sides
+// have trials, else the whole comparison not significant by McNemar) is
+// listed under "chance", and only the rest as fixed or regressed. The
+// tests are evaluator/stats', at the sample's 95 % confidence.
 func compareSets(from, to resultsFile) map[string][]string {
 	want := map[string][]string{"fixed": {}, "regressed": {}, "still-failing": {}}
 	trials := from.Trials > 0 || to.Trials > 0
@@ -123,16 +128,46 @@ func compareSets(from, to resultsFile) map[string][]string {
 		want["flaky"] = []string{}
 	}
 	flaky := func(k, passed int) bool { return k > 0 && passed > 0 && passed < k }
+	noOutput := func(r resultsFile, i int) bool {
+		for _, f := range r.Cases[i].Failures {
+			if f.Code == "missing_output" && f.Trial <= 1 {
+				return true
+			}
+		}
+		return false
+	}
+	regressions, fixes := 0, 0
+	for i, a := range from.Cases {
+		if b := to.Cases[i]; a.Passed != b.Passed {
+			if a.Passed {
+				regressions++
+			} else {
+				fixes++
+			}
+		}
+	}
+	significant := stats.McNemar(regressions, fixes) < 0.05
 	for i, a := range from.Cases {
 		b := to.Cases[i]
 		set := ""
 		switch {
+		case noOutput(to, i) && !noOutput(from, i):
+			set = "no-output"
 		case trials && (flaky(a.Trials, a.TrialsPassed) || flaky(b.Trials, b.TrialsPassed)):
 			set = "flaky"
-		case !a.Passed && b.Passed:
-			set = "fixed"
-		case a.Passed && !b.Passed:
-			set = "regressed"
+		case a.Passed != b.Passed:
+			real := significant
+			if a.Trials > 0 && b.Trials > 0 {
+				real = stats.Fisher(a.TrialsPassed, a.Trials, b.TrialsPassed, b.Trials) < 0.05
+			}
+			switch {
+			case !real:
+				set = "chance"
+			case b.Passed:
+				set = "fixed"
+			default:
+				set = "regressed"
+			}
 		case !a.Passed && !b.Passed:
 			set = "still-failing"
 		}
@@ -473,7 +508,14 @@ func TestCompareListsFlakyCases(t *testing.T) {
 				return v
 			}
 			for i, id := range tt.flaky {
-				want := "(" + words(from, id) + " → " + words(to, id) + ")"
+				want := "(" + words(from, id) + " → " + words(to, id)
+				// A flip with trials on both sides says what Fisher's test
+				// makes of it.
+				if a, b := from.Cases[index[id]], to.Cases[index[id]]; a.Passed != b.Passed && from.Trials > 0 && to.Trials > 0 {
+					p := stats.Fisher(a.TrialsPassed, from.Trials, b.TrialsPassed, to.Trials)
+					want += "; " + map[bool]string{true: "significant", false: "within noise"}[p < 0.05] + fmt.Sprintf(", Fisher's exact test p = %v", stats.RoundSignificant(p, 6))
+				}
+				want += ")"
 				if i >= len(got.Notes) || !strings.HasPrefix(got.Notes[i], id+" ") || !strings.HasSuffix(got.Notes[i], want) {
 					t.Errorf("flaky entry %d reads %q, want %s … %s", i, at(got.Notes, i), id, want)
 				}
