@@ -139,7 +139,18 @@ const shownForeign = 5
 // checkOwned proves dest is releasegate's to replace: missing, an empty
 // folder, or a folder whose every file is listed in its marker with the
 // content found there. It returns the SHA-256 of every file found.
-func checkOwned(dest string) (map[string]string, error) {
+func checkOwned(dest string) (map[string]string, error) { return checkOwnedHow(dest, true) }
+
+// CheckOwned refuses dest, as NewTree would, unless it is missing, empty
+// or wholly releasegate's by its marker; it goes by the names the marker
+// lists, without reading the files, so that a command can refuse at once
+// before long work (NewTree checks their content too).
+func CheckOwned(dest string) error {
+	_, err := checkOwnedHow(dest, false)
+	return err
+}
+
+func checkOwnedHow(dest string, content bool) (map[string]string, error) {
 	info, err := os.Lstat(dest)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]string{}, nil
@@ -174,7 +185,7 @@ func checkOwned(dest string) (map[string]string, error) {
 		}
 		return nil, e
 	}
-	sums, foreign := verifyOwned(dest, m)
+	sums, foreign := verifyOwned(dest, m, content)
 	if len(foreign) > 0 {
 		e := &NotOwnedError{Dir: dest}
 		for _, f := range foreign {
@@ -194,10 +205,10 @@ func (e *NotOwnedError) note(name string) {
 }
 
 // verifyOwned walks dir and returns the SHA-256 of every file m lists
-// with that content, and the slash paths of every other entry: files not
+// with that content (when content is set; else it goes by names), and the slash paths of every other entry: files not
 // listed or changed since, links, devices. Folders are releasegate's when
 // everything in them is.
-func verifyOwned(dir string, m manifest) (sums map[string]string, foreign []string) {
+func verifyOwned(dir string, m manifest, content bool) (sums map[string]string, foreign []string) {
 	sums = map[string]string{}
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(dir, path)
@@ -226,6 +237,9 @@ func verifyOwned(dir string, m manifest) (sums map[string]string, foreign []stri
 		want, listed := m[slash]
 		if !listed {
 			foreign = append(foreign, slash)
+			return nil
+		}
+		if !content {
 			return nil
 		}
 		sum, err := hashFile(path)
@@ -304,7 +318,7 @@ func removeOwnedFolder(dir string) {
 	if err != nil || !found {
 		return
 	}
-	sums, _ := verifyOwned(dir, m)
+	sums, _ := verifyOwned(dir, m, true)
 	removeOwned(dir, sums, true)
 }
 
