@@ -421,12 +421,24 @@ func packFile(ctx context.Context, path, tree string, opts PackOptions) (*Packed
 // checkPacked runs verify's archive checks on a written bundle, so that
 // bundle never hands over an archive its own verify refuses.
 func checkPacked(path string, limits Limits) error {
-	zr, err := zip.OpenReader(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
-	defer zr.Close()
-	if _, err := checkEntries(path, zr.File, limits.withDefaults()); err != nil {
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	zr, err := zip.NewReader(f, st.Size())
+	if err != nil {
+		return err
+	}
+	_, _, err = checkEntries(path, zr.File, limits.withDefaults())
+	if err == nil {
+		err = checkLayout(path, f, st.Size(), zr.File)
+	}
+	if err != nil {
 		var refused *RefusedError
 		if errors.As(err, &refused) {
 			return fmt.Errorf("bundle: the site cannot be bundled: verify would refuse it: %s", refused.Reason+entrySuffix(refused.Entry))
