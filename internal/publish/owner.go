@@ -133,6 +133,12 @@ func (e *NotOwnedError) Error() string {
 		"Write to another folder with --out, or empty this one yourself", e.Dir, names)
 }
 
+// earlierNames are the top-level entries of the sites and evaluate --all
+// folders releasegate wrote before it kept a marker: a folder holding
+// only these is told it looks like one.
+var earlierNames = []string{".nojekyll", "404.html", "RELEASE_REPORT.md", "assets", "cases", "cases.html", "compare.html",
+	"data", "handoff.html", "index.html", "policy.html", "report.html", "results", "snapshots"}
+
 // shownForeign is how many foreign entries a NotOwnedError names.
 const shownForeign = 5
 
@@ -176,13 +182,18 @@ func checkOwnedHow(dest string, content bool) (map[string]string, error) {
 	}
 	if !found {
 		e := &NotOwnedError{Dir: dest}
+		siteLike, other := false, false
 		for _, entry := range entries {
 			switch entry.Name() {
 			case "index.html", "RELEASE_REPORT.md", "results":
-				e.Earlier = true
+				siteLike = true
+			}
+			if !slices.Contains(earlierNames, entry.Name()) {
+				other = true
 			}
 			e.note(entry.Name())
 		}
+		e.Earlier = siteLike && !other
 		return nil, e
 	}
 	sums, foreign := verifyOwned(dest, m, content)

@@ -22,7 +22,8 @@ func TestNewTreeRefusesWhatIsNotReleasegates(t *testing.T) {
 		user  map[string]string // then added or changed by the person
 		want  string
 	}{
-		{"own files", nil, map[string]string{"index.html": "mine", "notes.txt": "mine"}, "earlier releasegate"},
+		{"own files", nil, map[string]string{"index.html": "mine", "notes.txt": "mine"}, "did not write (index.html, notes.txt)"},
+		{"an earlier site", nil, map[string]string{"index.html": "site", "assets/site.css": "", ".nojekyll": ""}, "earlier releasegate"},
 		{"a results folder", nil, map[string]string{"results/exp1.csv": "a,b"}, "earlier releasegate"},
 		{"just notes", nil, map[string]string{"notes.txt": "mine"}, "did not write (notes.txt)"},
 		{"a file added to a site", map[string]string{"index.html": "site"}, map[string]string{"results/exp1.csv": "a,b"}, "results/exp1.csv"},
