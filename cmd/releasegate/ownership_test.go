@@ -129,8 +129,8 @@ func TestOwnOutputsAreReplaced(t *testing.T) {
 		".public.ready-0123456789abcdef/keep.txt":        "mine",
 		".releasegate-bundle-notes.txt":                  "notes",
 		".releasegate-bundle-0123456789abcdef/notes.txt": "mine",
-		"notes.txt":                                      "mine",
-		"alias":                                          "-> .",
+		"notes.txt": "mine",
+		"alias":     "-> .",
 	})
 	before := treecheck.Snapshot(t, root)
 	out := filepath.Join(root, "public")
