@@ -2,6 +2,8 @@ package site
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +16,7 @@ import (
 	"testing/fstest"
 
 	"github.com/releasegate/releasegate"
+	"github.com/releasegate/releasegate/internal/publish"
 )
 
 func TestBuildWritesEveryFile(t *testing.T) {
@@ -226,14 +229,30 @@ func TestCheckOut(t *testing.T) {
 		return dir
 	}
 	data := mk("project/data", "POLICY.md")
+	if err := os.Symlink(tmp, filepath.Join(tmp, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	owned := filepath.Join(tmp, "owned")
+	tree, err := publish.NewTree(context.Background(), owned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree.Write("index.html", []byte("site"))
+	if err := tree.Commit(); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, out string
 		refused   bool
 	}{
 		{"new folder", filepath.Join(tmp, "new"), false},
 		{"empty folder", mk("empty"), false},
-		{"earlier site", mk("site", "index.html"), false},
-		{"earlier evaluate --all", mk("results-only", "RELEASE_REPORT.md"), false},
+		{"a site of releasegate", owned, false},
+		{"an earlier site without the list of its files", mk("site", "index.html"), true},
+		{"earlier evaluate --all", mk("results-only", "RELEASE_REPORT.md"), true},
+		{"the folder holding the data, through a link", filepath.Join(tmp, "alias", "project"), true},
+		{"inside the data folder", filepath.Join(data, "public"), true},
+		{"inside the data folder, through a link", filepath.Join(tmp, "alias", "project", "data", "public"), true},
 		{"the data folder", data, true},
 		{"the folder holding the data", filepath.Join(tmp, "project"), true},
 		{"a folder of other files", mk("docs", "notes.txt"), true},
@@ -368,6 +387,29 @@ func TestRunStopsOnError(t *testing.T) {
 		}, runOptions{writers: writers})
 		if !errors.Is(err, failing) || !strings.Contains(err.Error(), "f003") {
 			t.Errorf("writers=%d: error %v, want the emit error naming f003", writers, err)
+		}
+	}
+}
+
+// TestBuildListsItsFiles: beside the pages, a build writes the list of
+// every file it wrote with its SHA-256, and nothing else; the list is not
+// part of the site (no page links to it, a bundle does not hold it).
+func TestBuildListsItsFiles(t *testing.T) {
+	dir := builtSample(t)
+	files := readTree(t, dir)
+	marker, err := os.ReadFile(filepath.Join(dir, publish.MarkerName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(marker), "\n"), "\n")[1:]
+	if len(lines) != len(files) {
+		t.Fatalf("the marker lists %d files; the site has %d", len(lines), len(files))
+	}
+	for _, line := range lines {
+		sum, path, _ := strings.Cut(line, "  ")
+		b, ok := files[path]
+		if !ok || fmt.Sprintf("%x", sha256.Sum256(b)) != sum {
+			t.Errorf("marker line %q does not match the file", line)
 		}
 	}
 }

@@ -17,11 +17,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"html/template"
 	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -297,29 +295,15 @@ func Render(in *Input, emit Emit) error {
 }
 
 // CheckOut refuses an output folder whose replacement would destroy
-// something that is not a site: the data folder or a folder holding it,
-// or a folder with files that no build or evaluate wrote.
+// something releasegate did not write (docs/ownership.md): the data
+// folder, a folder holding it or inside it, however the paths are
+// spelled, or a folder that is not empty and not wholly releasegate's.
 func CheckOut(data, out string) error {
-	absOut, err := filepath.Abs(out)
-	if err != nil {
+	var paths publish.Paths
+	paths.Input("the data folder (--data)", data)
+	paths.Output("--out", out)
+	if err := paths.Check(); err != nil {
 		return err
 	}
-	absData, err := filepath.Abs(data)
-	if err != nil {
-		return err
-	}
-	if rel, err := filepath.Rel(absOut, absData); err == nil && filepath.IsLocal(rel) || absOut == absData {
-		return fmt.Errorf("site: refusing to replace %s: it holds the data folder %s", out, data)
-	}
-	entries, err := os.ReadDir(out)
-	if err != nil || len(entries) == 0 {
-		return nil // a new or empty folder, or one NewTree will report on
-	}
-	for _, e := range entries {
-		switch e.Name() {
-		case overviewPath, reportPath, "results":
-			return nil
-		}
-	}
-	return fmt.Errorf("site: refusing to replace %s: it is not empty and holds no earlier site (no %s, %s or results/)", out, overviewPath, reportPath)
+	return publish.CheckOwned(out)
 }

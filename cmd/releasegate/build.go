@@ -32,8 +32,11 @@ than 1 GiB of memory.
 Every link is relative: publish the folder at a domain root or under a
 project path, or open index.html from disk. The site is built beside --out
 and swapped in at the end, so a failed build leaves the previous site as it
-was. --out must be new, empty, or an earlier site; build refuses to replace
-a folder that holds the data folder or files of its own.
+was. --out must be new, empty, or a folder releasegate wrote: it keeps the
+list of its files in --out/.releasegate-owned and replaces a folder only
+when every file in it is on that list, unchanged. A folder with anything
+else in it, or one holding or inside the data folder, is refused (see
+docs/ownership.md).
 
 The command exits 0 when the site is written, whatever the decisions; use
 "releasegate evaluate" to gate a pipeline on a decision.

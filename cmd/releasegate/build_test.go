@@ -49,7 +49,7 @@ func TestBuildCommandFailures(t *testing.T) {
 		{"empty out", []string{"build", "--out", ""}, exitUsage, "--out must name a folder"},
 		{"web without assets", []string{"build", "--data", sampleData, "--out", filepath.Join(tmp, "o1"), "--web", bad}, exitUsage, "must hold templates/ and assets/"},
 		{"missing data", []string{"build", "--data", filepath.Join(tmp, "nowhere"), "--out", filepath.Join(tmp, "o2")}, exitFail, "nowhere: not a data folder"},
-		{"folder of other files", []string{"build", "--data", sampleData, "--out", notSite}, exitFail, "refusing to replace"},
+		{"folder of other files", []string{"build", "--data", sampleData, "--out", notSite}, exitFail, "refusing to write to"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

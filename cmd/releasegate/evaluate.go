@@ -156,7 +156,17 @@ func runEvaluate(args []string, stdout, stderr io.Writer) int {
 func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
 	ctx, stop := interruptible()
 	defer stop()
+	var paths publish.Paths
+	paths.Input("the data folder (--data)", data)
+	ci.claim(&paths)
+	paths.Output("--out", out)
+	if err := paths.Check(); err != nil {
+		return failure(stderr, err)
+	}
 	if err := site.CheckOut(data, out); err != nil {
+		return failure(stderr, err)
+	}
+	if err := ci.checkReplace(); err != nil {
 		return failure(stderr, err)
 	}
 	// HANDOFF.md is not evaluated, but a data folder that build refuses is
@@ -234,11 +244,27 @@ func publishResults(ctx context.Context, out string, rel *evaluator.Release, ci 
 	return tree.Commit()
 }
 
+// claim adds the CI outputs to what the command writes.
+func (ci ciOutputs) claim(p *publish.Paths) {
+	p.Output("--junit", ci.junit)
+	p.Output("--summary", ci.summary)
+}
+
+// checkReplace refuses, before any work, a --junit file that releasegate
+// did not write.
+func (ci ciOutputs) checkReplace() error {
+	if ci.junit == "" {
+		return nil
+	}
+	return publish.CheckReplace(ci.junit, "--junit", isJUnitReport)
+}
+
 // writeCIOutputs writes the JUnit report (replacing the file) and appends
 // the step summary, when asked.
 func writeCIOutputs(rel *evaluator.Release, ci ciOutputs) error {
 	if ci.junit != "" {
-		if err := publish.File(ci.junit, ciout.JUnit(rel)); err != nil {
+		junit := ciout.JUnit(rel)
+		if err := publish.Replace(ci.junit, "--junit", isJUnitReport, func(w io.Writer) error { _, err := w.Write(junit); return err }); err != nil {
 			return err
 		}
 	}
@@ -297,6 +323,13 @@ func evaluateOne(data, cases, outputs, label, output, baselineFile string, ci ci
 	} else if !suite.SafeID(label) {
 		return usageError(stderr, "evaluate", "label %q is not a safe name: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", label)
 	}
+	var paths publish.Paths
+	paths.Input("the suite (--cases)", cases)
+	paths.Input("the outputs (--outputs)", outputs)
+	paths.Input("the baseline (--baseline)", baselineFile)
+	if err := checkGateOutputs(&paths, data, output, ci); err != nil {
+		return failure(stderr, err)
+	}
 	s, err := load.Suite(data, load.Options{CasesPath: cases})
 	if err != nil {
 		return failure(stderr, err)
@@ -315,8 +348,32 @@ func evaluateOne(data, cases, outputs, label, output, baselineFile string, ci ci
 	return gateOne(s, snap, output, ci, stdout, stderr)
 }
 
+// checkGateOutputs refuses, before anything is read or written, a gate
+// whose --output, --junit or --summary is one of the inputs in paths or
+// the data folder, lies inside one, or names a file releasegate did not
+// write (docs/ownership.md).
+func checkGateOutputs(paths *publish.Paths, data, output string, ci ciOutputs) error {
+	paths.Input("the data folder (--data)", data)
+	if output != "" {
+		paths.Output("--output", output)
+	}
+	ci.claim(paths)
+	if err := paths.Check(); err != nil {
+		return err
+	}
+	if output != "" {
+		if err := publish.CheckReplace(output, "--output", isResultsFile); err != nil {
+			return err
+		}
+	}
+	return ci.checkReplace()
+}
+
 // evaluateLatest judges every snapshot of data and gates the latest.
 func evaluateLatest(data, output string, ci ciOutputs, stdout, stderr io.Writer) int {
+	if err := checkGateOutputs(&publish.Paths{}, data, output, ci); err != nil {
+		return failure(stderr, err)
+	}
 	if err := load.Check(data, filepath.Join(data, load.HandoffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return failure(stderr, err)
 	}
@@ -335,7 +392,7 @@ func evaluateLatest(data, output string, ci ciOutputs, stdout, stderr io.Writer)
 // status.
 func gateOne(s *suite.Suite, snap *evaluator.Snapshot, output string, ci ciOutputs, stdout, stderr io.Writer) int {
 	if output != "" {
-		if err := publish.FileFrom(output, snap.Result.WriteJSON); err != nil {
+		if err := publish.Replace(output, "--output", isResultsFile, snap.Result.WriteJSON); err != nil {
 			return failure(stderr, err)
 		}
 	}

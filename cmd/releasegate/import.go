@@ -284,6 +284,14 @@ func planTargets(o importFlags, outDir string, res *runlog.Result) ([]target, er
 		if err := checkTarget(outDir, label, o.force, &t); err != nil {
 			return nil, err
 		}
+		// The log imported is never the snapshot written over it.
+		var paths publish.Paths
+		paths.Input("the log imported", o.file)
+		paths.Output("the snapshot", t.lines)
+		paths.Output("its description", t.meta)
+		if err := paths.Check(); err != nil {
+			return nil, err
+		}
 		targets = append(targets, t)
 	}
 	return targets, nil

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/releasegate/releasegate/evaluator/gensuite"
+	"github.com/releasegate/releasegate/internal/treecheck"
 )
 
 // killSuite is the size of the suite the kill loops run on.
@@ -107,6 +108,11 @@ func killLoop(t *testing.T, bin, data, out string, args []string, kills, sample 
 		t.Fatal("the second gate is the first")
 	}
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	// The person's files beside the output, look-alikes of its staging
+	// names among them, stay byte-identical through every kill.
+	parent := filepath.Dir(out)
+	treecheck.Write(t, parent, personsFiles(filepath.Base(out)))
+	mine := treecheck.Snapshot(t, parent)
 	runFull := func(v int) (release, time.Duration) {
 		os.WriteFile(filepath.Join(data, "gate.json"), gates[v], 0o644)
 		start := time.Now()
@@ -168,6 +174,10 @@ func killLoop(t *testing.T, bin, data, out string, args []string, kills, sample 
 		default:
 			t.Fatalf("kill %d at %v (run of release %d, previous %d): the output folder is neither complete release: %d files", i, at, v, last, len(got))
 		}
+		treecheck.Kept(t, parent, mine)
+		if t.Failed() {
+			t.Fatalf("kill %d at %v touched the person's files", i, at)
+		}
 		// Leftovers of killed runs are swept by the next run: they never
 		// pile up.
 		if left := staged(t, out); len(left) > 2 {
@@ -179,9 +189,23 @@ func killLoop(t *testing.T, bin, data, out string, args []string, kills, sample 
 	if left := staged(t, out); len(left) > 0 {
 		t.Errorf("after a complete run, staging folders are left: %v", left)
 	}
+	treecheck.Kept(t, parent, mine)
 }
 
-// staged lists the entries beside out other than out itself.
+// personsFiles are files a person keeps beside an output folder named
+// out, some named like releasegate's staging folders.
+func personsFiles(out string) map[string]string {
+	return map[string]string{
+		"notes.txt":                             "mine",
+		"." + out + ".old-backup/index.html":    "my backup",
+		"." + out + ".new-mine/a.txt":           "mine",
+		"." + out + ".ready-0123456789abcdef/a": "mine",
+		".releasegate-bundle-notes.txt":         "mine",
+	}
+}
+
+// staged lists the entries beside out other than out itself and the
+// person's files.
 func staged(t *testing.T, out string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(filepath.Dir(out))
@@ -189,12 +213,52 @@ func staged(t *testing.T, out string) []string {
 		t.Fatal(err)
 	}
 	var names []string
+	mine := personsFiles(filepath.Base(out))
 	for _, e := range entries {
-		if e.Name() != filepath.Base(out) {
-			names = append(names, e.Name())
+		name := e.Name()
+		if name == filepath.Base(out) || mine[name] != "" {
+			continue
 		}
+		if _, isMine := mine[name+"/"]; isMine || hasPrefixKey(mine, name+"/") {
+			continue
+		}
+		names = append(names, name)
 	}
 	return names
+}
+
+func hasPrefixKey(m map[string]string, prefix string) bool {
+	for k := range m {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestKillBuildIntoPersonsFolder SIGKILLs build at random points while it
+// is pointed at a folder of a person's files: they stay byte-identical.
+func TestKillBuildIntoPersonsFolder(t *testing.T) {
+	bin := buildBinary(t)
+	root := t.TempDir()
+	out := filepath.Join(root, "docs")
+	treecheck.Write(t, root, map[string]string{"docs/index.html": "mine", "docs/notes.txt": "mine", "docs/results/exp1.csv": "a,b"})
+	treecheck.Write(t, root, personsFiles("docs"))
+	before := treecheck.Snapshot(t, root)
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
+	for i := range 8 {
+		cmd := exec.Command(bin, "build", "--quiet", "--data", "../../data", "--out", out)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(r.IntN(40)) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		treecheck.Unchanged(t, root, before)
+		if t.Failed() {
+			t.Fatalf("run %d touched the person's files", i)
+		}
+	}
 }
 
 // TestKillLoop SIGKILLs evaluate --all and build at random points on a

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
@@ -69,6 +70,10 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "releasegate verify: %s: interrupted; not verified\n", fs.Arg(0))
 		return exitFail
 	}
+	var refused *bundle.RefusedError
+	if errors.As(err, &refused) {
+		fmt.Fprintf(stdout, "NOT VERIFIED %s: %s\n", refused.Archive, strings.TrimPrefix(refused.Error(), refused.Archive+": "))
+	}
 	if err != nil {
 		return failure(stderr, err)
 	}
@@ -103,11 +108,11 @@ func printVerifyReport(w io.Writer, rep *bundle.Report) {
 	fmt.Fprintf(w, "  archive sha256 %s\n", rep.SHA256)
 	fmt.Fprintf(w, "  %d files listed in %s/MANIFEST\n", rep.Files, rep.Root)
 	if rep.OtherVersion {
-		madeBy := rep.MadeBy
-		if madeBy == "" {
-			madeBy = "an earlier releasegate (no VERSION file)"
+		if rep.MadeBy == "" {
+			fmt.Fprintf(w, "  made by an earlier releasegate (no VERSION file), not by this %s: pages can only be proven by the releasegate that made them; install the version that made the bundle and verify with it\n", producer())
+		} else {
+			fmt.Fprintf(w, "  made by %s, not by this %s: pages can only be proven by the releasegate that made them; to prove them, install exactly %s and verify with it\n", rep.MadeBy, producer(), rep.MadeBy)
 		}
-		fmt.Fprintf(w, "  made by %s, not by this %s: pages can only be proven by the releasegate that made them\n", madeBy, producer())
 	}
 	if rep.Rebuilt > 0 {
 		fmt.Fprintf(w, "  %d files of the site built again from inputs/ and compared byte for byte\n", rep.Rebuilt)

@@ -81,6 +81,11 @@ func Create(opts Options) (*Created, error) {
 		ctx = context.Background()
 	}
 	limits := opts.Limits.withDefaults()
+	if opts.Output != "" {
+		if err := checkOutput(opts.Data, opts.Output); err != nil {
+			return nil, err
+		}
+	}
 	// The inputs are read first, so that names a bundle cannot hold are
 	// refused in the time it takes to read them, before the evaluation.
 	inputs, err := readInputs(opts.Data, limits)
@@ -155,10 +160,25 @@ func Create(opts Options) (*Created, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := checkOutput(opts.Data, path); err != nil {
+		return nil, err
+	}
 	if err := os.Rename(tmp, path); err != nil {
 		return nil, err
 	}
 	return &Created{Packed: *packed, Path: path, SHA256: sum, Release: rel}, nil
+}
+
+// checkOutput refuses an archive path that is or lies inside the data
+// folder, or that holds a file other than a bundle (docs/ownership.md).
+func checkOutput(data, path string) error {
+	var paths publish.Paths
+	paths.Input("the data folder (--data)", data)
+	paths.Output("-o", path)
+	if err := paths.Check(); err != nil {
+		return err
+	}
+	return publish.CheckReplace(path, "-o", LooksLikeBundle)
 }
 
 // checkPlan refuses, before anything is rendered, a bundle that verify
@@ -401,12 +421,24 @@ func packFile(ctx context.Context, path, tree string, opts PackOptions) (*Packed
 // checkPacked runs verify's archive checks on a written bundle, so that
 // bundle never hands over an archive its own verify refuses.
 func checkPacked(path string, limits Limits) error {
-	zr, err := zip.OpenReader(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
-	defer zr.Close()
-	if _, err := checkEntries(path, zr.File, limits.withDefaults()); err != nil {
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	zr, err := zip.NewReader(f, st.Size())
+	if err != nil {
+		return err
+	}
+	_, _, err = checkEntries(path, zr.File, limits.withDefaults())
+	if err == nil {
+		err = checkLayout(path, f, st.Size(), zr.File)
+	}
+	if err != nil {
 		var refused *RefusedError
 		if errors.As(err, &refused) {
 			return fmt.Errorf("bundle: the site cannot be bundled: verify would refuse it: %s", refused.Reason+entrySuffix(refused.Entry))

@@ -43,6 +43,10 @@ type Extracted struct {
 	// Sums are the SHA-256 of every file, MANIFEST included, by slash path
 	// relative to the top folder, computed while unpacking.
 	Sums map[string]string
+	// Budget is the most bytes the extraction may write, set from the
+	// sizes the central directory declares before anything is written,
+	// within the limits and what the compressed data can expand to.
+	Budget int64
 }
 
 // directoryBudget bounds the bytes read while parsing the central
@@ -84,15 +88,18 @@ func extract(ctx context.Context, archive, dest string, limits Limits) (*Extract
 	if err != nil {
 		return nil, err
 	}
-	root, err := checkEntries(archive, zr.File, limits)
+	root, budget, err := checkEntries(archive, zr.File, limits)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkLayout(archive, f, st.Size(), zr.File); err != nil {
 		return nil, err
 	}
 	created, err := prepareDest(dest)
 	if err != nil {
 		return nil, err
 	}
-	x := &Extracted{Dir: filepath.Join(dest, root), Root: root, Sums: make(map[string]string, len(zr.File))}
+	x := &Extracted{Dir: filepath.Join(dest, root), Root: root, Sums: make(map[string]string, len(zr.File)), Budget: budget}
 	if err := unpack(ctx, archive, zr.File, x, limits); err != nil {
 		os.RemoveAll(x.Dir)
 		if created {
@@ -138,10 +145,11 @@ func (b *budgetReaderAt) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // checkEntries refuses an archive that is not safe to unpack or not shaped
-// like a bundle, before anything is written, and returns its top folder.
-func checkEntries(archive string, files []*zip.File, limits Limits) (string, error) {
-	refuse := func(entry, format string, args ...any) (string, error) {
-		return "", &RefusedError{Archive: archive, Entry: entry, Reason: fmt.Sprintf(format, args...)}
+// like a bundle, before anything is written, and returns its top folder
+// and the bytes its files declare in total.
+func checkEntries(archive string, files []*zip.File, limits Limits) (string, int64, error) {
+	refuse := func(entry, format string, args ...any) (string, int64, error) {
+		return "", 0, &RefusedError{Archive: archive, Entry: entry, Reason: fmt.Sprintf(format, args...)}
 	}
 	if len(files) == 0 {
 		return refuse("", "empty archive")
@@ -236,7 +244,7 @@ func checkEntries(archive string, files []*zip.File, limits Limits) (string, err
 			}
 		}
 	}
-	return root, nil
+	return root, int64(total), nil
 }
 
 // prepareDest makes sure dest exists and is empty; created says whether
@@ -277,7 +285,7 @@ func unpack(ctx context.Context, archive string, files []*zip.File, x *Extracted
 		if r, err := filepath.Rel(dest, path); err != nil || !filepath.IsLocal(r) {
 			return &RefusedError{Archive: archive, Entry: zf.Name, Reason: "path leaves the extraction folder"} // unreachable after checkPath
 		}
-		n, sum, err := unpackFile(archive, zf, path, limits.MaxTotalSize-total)
+		n, sum, err := unpackFile(archive, zf, path, x.Budget-total)
 		if err != nil {
 			return err
 		}

@@ -83,3 +83,59 @@ func FuzzParseManifest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzExtract unpacks arbitrary archives: whatever they hold, Extract
+// either refuses and leaves nothing, or writes no more than the budget
+// it set from the central directory before writing, which is within the
+// limits and within what the archive's bytes can expand to.
+func FuzzExtract(f *testing.F) {
+	good, err := os.ReadFile(makeBundle(f, sampleData, time.Time{}))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(sharedEntryBomb(f, 50, 100_000))
+	f.Add(append([]byte("prefix"), good...))
+	dir := f.TempDir()
+	for i, h := range hostileArchives() {
+		if strings.HasPrefix(h.name, "bomb") {
+			continue
+		}
+		p := filepath.Join(dir, "h"+string(rune('a'+i))+".zip")
+		buildHostile(f, p, h)
+		b, _ := os.ReadFile(p)
+		f.Add(b)
+	}
+	limits := Limits{MaxEntries: 500, MaxFileSize: 1 << 20, MaxTotalSize: 4 << 20}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		base := t.TempDir()
+		archive := filepath.Join(base, "in.zip")
+		if err := os.WriteFile(archive, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dest := filepath.Join(base, "out")
+		x, err := Extract(archive, dest, limits)
+		if err != nil {
+			if _, serr := os.Stat(dest); serr == nil {
+				t.Fatalf("a refused archive (%v) left %s", err, dest)
+			}
+			return
+		}
+		if x.Budget > limits.MaxTotalSize || x.Budget > maxDeflateRatio*int64(len(data)) {
+			t.Fatalf("budget %d for an archive of %d bytes, limit %d", x.Budget, len(data), limits.MaxTotalSize)
+		}
+		var written int64
+		var files int
+		filepath.WalkDir(dest, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				info, _ := d.Info()
+				written += info.Size()
+				files++
+			}
+			return nil
+		})
+		if written > x.Budget || files > limits.MaxEntries || files != len(x.Sums) {
+			t.Fatalf("wrote %d bytes in %d files; budget %d bytes, %d entries", written, files, x.Budget, limits.MaxEntries)
+		}
+	})
+}

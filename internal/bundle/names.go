@@ -1,6 +1,8 @@
 package bundle
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -38,4 +40,19 @@ func labelsFold(data, label, prev string) error {
 		File: filepath.Join(data, load.OutputsDir, label+".jsonl"),
 		Msg:  fmt.Sprintf("snapshot label %q is the same as %q under case folding; a bundle cannot hold both, since their pages would share a file name on a case-insensitive disk", label, prev),
 	}
+}
+
+// LooksLikeBundle reports whether head, the first bytes of a file, opens
+// a bundle: a zip archive whose first entry lies in a
+// releasegate-<version>-<hash>/ folder. Create replaces no other file.
+func LooksLikeBundle(head []byte) bool {
+	if len(head) < 30 || !bytes.HasPrefix(head, []byte("PK\x03\x04")) {
+		return false
+	}
+	n := int(binary.LittleEndian.Uint16(head[26:28]))
+	if len(head) < 30+n {
+		return false
+	}
+	top, _, nested := strings.Cut(string(head[30:30+n]), "/")
+	return nested && strings.HasPrefix(top, "releasegate-")
 }

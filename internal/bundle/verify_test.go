@@ -416,12 +416,22 @@ func TestVerifyBundleOfAnotherVersion(t *testing.T) {
 func TestVerifyLeavesNoStagingFolder(t *testing.T) {
 	good := makeBundle(t, sampleData, time.Time{})
 	tmp := t.TempDir()
-	// A folder left by a killed verify (no process holds it) is swept.
+	// A folder left by a killed verify (no process holds it, and its
+	// marker names it) is swept; one that merely looks alike is not.
+	left := "releasegate-verify-0123456789abcdef"
+	os.MkdirAll(filepath.Join(tmp, left, "bundle"), 0o755)
+	os.WriteFile(filepath.Join(tmp, left, ".releasegate-stage"), []byte(left+"\n"), 0o644)
 	os.MkdirAll(filepath.Join(tmp, "releasegate-verify-123", "bundle"), 0o755)
+	os.WriteFile(filepath.Join(tmp, "releasegate-verify-notes.txt"), []byte("mine"), 0o644)
 	if _, err := Verify(good, VerifyOptions{TempDir: tmp}); err != nil {
 		t.Fatal(err)
 	}
-	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
-		t.Errorf("left in the temporary folder: %v", entries)
+	var names []string
+	entries, _ := os.ReadDir(tmp)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"releasegate-verify-123", "releasegate-verify-notes.txt"}) {
+		t.Errorf("left in the temporary folder: %v", names)
 	}
 }

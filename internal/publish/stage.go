@@ -1,6 +1,8 @@
 package publish
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,10 +16,21 @@ import (
 // process ends in any way, SIGKILL included. A stage whose lock is free
 // was left by a run that is gone, and the next run removes it; a stage
 // still locked belongs to a run in progress and is left alone.
+//
+// A stage is named prefix followed by a random suffix of suffixLen hex
+// digits, and holds a file stageMarker that repeats its name: only a
+// folder with both is ever swept as a stage, so a folder or file that
+// merely starts with the prefix (.public.old-backup) is never touched.
 type Stage struct {
 	Dir  string
 	lock *os.File // the open folder, holding the lock
 }
+
+// stageMarker is the file inside a stage that says releasegate made it.
+const stageMarker = ".releasegate-stage"
+
+// suffixLen is the length of a stage's random suffix.
+const suffixLen = 16
 
 // NewStage sweeps the abandoned stages named prefix* in parent and makes
 // a new one there.
@@ -26,29 +39,37 @@ func NewStage(parent, prefix string) (*Stage, error) {
 		return nil, err
 	}
 	Sweep(parent, prefix)
-	for range 3 {
-		dir, err := os.MkdirTemp(parent, prefix+"*")
-		if err != nil {
-			return nil, err
-		}
-		s, err := lockStage(dir)
-		if errors.Is(err, errSwept) {
-			continue // a sweep in another run took it before it was locked
-		}
-		return s, err
-	}
-	return nil, fmt.Errorf("write: cannot make a staging folder in %s: it keeps disappearing", parent)
+	return newStageNamed(parent, prefix, randomSuffix())
 }
 
-var errSwept = errors.New("staging folder removed while being made")
+// randomSuffix returns suffixLen random hex digits.
+func randomSuffix() string {
+	var b [suffixLen / 2]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// newStageNamed makes the stage prefix+suffix in parent.
+func newStageNamed(parent, prefix, suffix string) (*Stage, error) {
+	dir := filepath.Join(parent, prefix+suffix)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, err
+	}
+	s, err := lockStage(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, stageMarker), []byte(filepath.Base(dir)+"\n"), 0o644); err != nil {
+		s.Remove()
+		return nil, err
+	}
+	return s, nil
+}
 
 // lockStage locks the new folder dir and makes sure it is still the one
-// at that path: another run's sweep may have removed it in between.
+// at that path.
 func lockStage(dir string) (*Stage, error) {
 	f, err := os.Open(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errSwept
-	}
 	if err != nil {
 		os.Remove(dir)
 		return nil, err
@@ -62,11 +83,11 @@ func lockStage(dir string) (*Stage, error) {
 	there, err2 := os.Stat(dir)
 	if err1 != nil || err2 != nil || !os.SameFile(held, there) {
 		f.Close()
-		return nil, errSwept
+		return nil, fmt.Errorf("write: the staging folder %s changed while being made", dir)
 	}
 	if err := os.Chmod(dir, 0o755); err != nil {
 		f.Close()
-		os.RemoveAll(dir)
+		os.Remove(dir)
 		return nil, err
 	}
 	return &Stage{Dir: dir, lock: f}, nil
@@ -87,16 +108,38 @@ func (s *Stage) unlock() {
 	}
 }
 
-// Sweep removes every entry of parent named prefix* that no running
-// process holds: folders and files left by runs that were killed. It is
-// best effort; what cannot be removed stays for the next sweep.
+// Sweep removes the stages named prefix* in parent that no running
+// process holds: left by runs that were killed. Only what releasegate
+// provably made goes: a stage with its marker is removed whole; a folder
+// of the stage's name holding a site marker loses the files that marker
+// lists, unchanged, and nothing else. It is best effort; what cannot be
+// removed stays for the next sweep.
 func Sweep(parent, prefix string) {
 	for _, path := range abandoned(parent, prefix) {
-		os.RemoveAll(path)
+		if isStage(path) {
+			removeTree(path)
+			continue
+		}
+		removeOwnedFolder(path)
 	}
 }
 
-// abandoned lists the entries of parent named prefix* whose lock is free.
+// isStage reports whether the folder at path holds the marker of a stage
+// of that very name.
+func isStage(path string) bool {
+	b, err := os.ReadFile(filepath.Join(path, stageMarker))
+	return err == nil && string(b) == filepath.Base(path)+"\n"
+}
+
+// isOurName reports whether name is prefix followed by a suffix as
+// NewStage makes them.
+func isOurName(name, prefix string) bool {
+	suffix, ok := strings.CutPrefix(name, prefix)
+	return ok && len(suffix) == suffixLen && isHex(suffix)
+}
+
+// abandoned lists the folders of parent named prefix and a stage suffix,
+// whose lock is free and which hold a stage marker or a site marker.
 func abandoned(parent, prefix string) []string {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
@@ -104,10 +147,15 @@ func abandoned(parent, prefix string) []string {
 	}
 	var paths []string
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), prefix) {
-			continue
+		if !e.IsDir() || !isOurName(e.Name(), prefix) {
+			continue // a link or file is never a stage
 		}
 		path := filepath.Join(parent, e.Name())
+		if !isStage(path) {
+			if _, err := os.Lstat(filepath.Join(path, MarkerName)); errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+		}
 		if free(path) {
 			paths = append(paths, path)
 		}

@@ -7,10 +7,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/releasegate/releasegate/internal/treecheck"
 )
 
 func readTree(t *testing.T, dir string) map[string]string {
@@ -20,7 +21,7 @@ func readTree(t *testing.T, dir string) map[string]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !d.IsDir() {
+		if !d.IsDir() && d.Name() != MarkerName {
 			b, _ := os.ReadFile(path)
 			rel, _ := filepath.Rel(dir, path)
 			files[filepath.ToSlash(rel)] = string(b)
@@ -30,11 +31,27 @@ func readTree(t *testing.T, dir string) map[string]string {
 	return files
 }
 
+// writeOwned makes dest a folder releasegate wrote, holding files.
+func writeOwned(t *testing.T, dest string, files map[string]string) {
+	t.Helper()
+	tree, err := NewTree(context.Background(), dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, content := range files {
+		if err := tree.Write(p, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tree.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestTreeCommitReplacesEverything(t *testing.T) {
 	parent := t.TempDir()
 	dest := filepath.Join(parent, "public")
-	os.MkdirAll(filepath.Join(dest, "old"), 0o755)
-	os.WriteFile(filepath.Join(dest, "old", "stale.html"), []byte("stale"), 0o644)
+	writeOwned(t, dest, map[string]string{"old/stale.html": "stale"})
 
 	tree, err := NewTree(context.Background(), dest)
 	if err != nil {
@@ -67,8 +84,7 @@ func TestTreeCommitReplacesEverything(t *testing.T) {
 func TestTreeAbortLeavesDest(t *testing.T) {
 	parent := t.TempDir()
 	dest := filepath.Join(parent, "public")
-	os.MkdirAll(dest, 0o755)
-	os.WriteFile(filepath.Join(dest, "index.html"), []byte("before"), 0o644)
+	writeOwned(t, dest, map[string]string{"index.html": "before"})
 	tree, err := NewTree(context.Background(), dest)
 	if err != nil {
 		t.Fatal(err)
@@ -158,23 +174,60 @@ func TestTreeWriteFrom(t *testing.T) {
 	}
 }
 
+// leftStage makes what a killed run leaves beside dest: a stage of the
+// kind given, unlocked, holding a page.
+func leftStage(t *testing.T, dest, kind string) string {
+	t.Helper()
+	parent := filepath.Dir(dest)
+	switch kind {
+	case "new":
+		s, err := NewStage(parent, stagePrefix(dest, "new"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(s.Dir, "snapshots"), 0o755)
+		os.WriteFile(filepath.Join(s.Dir, "snapshots", "a.html"), []byte("x"), 0o644)
+		s.unlock()
+		return s.Dir
+	}
+	// ready and old hold a complete release with its marker.
+	tmp := filepath.Join(t.TempDir(), "site")
+	writeOwned(t, tmp, map[string]string{"snapshots/a.html": kind})
+	path := filepath.Join(parent, stagePrefix(dest, kind)+randomSuffix())
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 func TestNewTreeSweepsAbandonedStagesOnly(t *testing.T) {
 	parent := t.TempDir()
 	dest := filepath.Join(parent, "public")
-	// Left by a killed run: no process holds them.
-	for _, name := range []string{".public.new-1", ".public.old-2", ".public.ready-3"} {
-		os.MkdirAll(filepath.Join(parent, name, "snapshots"), 0o755)
-		os.WriteFile(filepath.Join(parent, name, "snapshots", "a.html"), []byte("x"), 0o644)
+	// Left by killed runs: no process holds them.
+	for _, kind := range []string{"new", "old", "ready"} {
+		leftStage(t, dest, kind)
 	}
 	os.MkdirAll(dest, 0o755)
+	// Someone else's entries that merely look alike are not ours to
+	// sweep, nor to put in place of dest.
+	treecheck.Write(t, parent, map[string]string{
+		"public.new-9/a.txt":                                "mine",
+		".public.old-backup/index.html":                     "my backup",
+		".public.new-1/a.txt":                               "mine",
+		".public.ready-0123456789abcdef/a.txt":              "mine, no marker",
+		".public.old-0123456789abcdee":                      "a file",
+		".releasegate-bundle-notes.txt":                     "notes",
+		".public.new-fedcba9876543210/x/":                   "",
+		".public.new-fedcba9876543211":                      "-> .public.old-backup",
+		".public.ready-fedcba9876543212/.releasegate-stage": ".public.ready-other\n",
+	})
+	before := treecheck.Snapshot(t, parent)
 	// A run in progress for the same dest holds its stage.
 	running, err := NewTree(context.Background(), dest)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer running.Abort()
-	// Someone else's folder that merely looks alike is not ours to sweep.
-	os.MkdirAll(filepath.Join(parent, "public.new-9"), 0o755)
 
 	tree, err := NewTree(context.Background(), dest)
 	if err != nil {
@@ -184,20 +237,45 @@ func TestNewTreeSweepsAbandonedStagesOnly(t *testing.T) {
 	var names []string
 	entries, _ := os.ReadDir(parent)
 	for _, e := range entries {
-		names = append(names, e.Name())
+		if e.Name() != filepath.Base(running.stage.Dir) && e.Name() != filepath.Base(tree.stage.Dir) {
+			names = append(names, e.Name())
+		}
 	}
-	want := []string{filepath.Base(running.stage.Dir), filepath.Base(tree.stage.Dir), "public", "public.new-9"}
-	slices.Sort(want)
-	if !slices.Equal(names, want) {
-		t.Fatalf("beside dest: %v, want %v", names, want)
+	if len(names) != 10 {
+		t.Errorf("beside dest: %v; want public and the 9 look-alikes", names)
 	}
+	treecheck.Kept(t, parent, pick(before, func(k string) bool {
+		return !strings.HasPrefix(k, filepath.Base(running.stage.Dir)) && !isSwept(k)
+	}))
+}
+
+// isSwept reports whether the slash path k lies in a stage the sweep
+// may remove: a name with a hex suffix and a marker, as leftStage makes.
+func isSwept(k string) bool {
+	top, _, _ := strings.Cut(k, "/")
+	for _, kind := range []string{"new", "old", "ready"} {
+		if isOurName(top, ".public."+kind+"-") && !strings.Contains(top, "fedcba") && !strings.Contains(top, "0123456789abcde") {
+			return true
+		}
+	}
+	return false
+}
+
+// pick keeps the entries of l whose path keep accepts.
+func pick(l treecheck.Listing, keep func(string) bool) treecheck.Listing {
+	out := treecheck.Listing{}
+	for k, v := range l {
+		if keep(k) {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func TestTwoRenamesCommitAndRecovery(t *testing.T) {
 	parent := t.TempDir()
 	dest := filepath.Join(parent, "public")
-	os.MkdirAll(dest, 0o755)
-	os.WriteFile(filepath.Join(dest, "index.html"), []byte("old"), 0o644)
+	writeOwned(t, dest, map[string]string{"index.html": "old"})
 	tree, err := NewTree(context.Background(), dest)
 	if err != nil {
 		t.Fatal(err)
@@ -214,9 +292,10 @@ func TestTwoRenamesCommitAndRecovery(t *testing.T) {
 	// A kill between the two renames: dest is gone, the complete new
 	// release waits as .ready-*, the old one as .old-*. The next run puts
 	// the new one in place before anything else.
-	os.Rename(dest, filepath.Join(parent, ".public.old-7"))
-	os.MkdirAll(filepath.Join(parent, ".public.ready-7"), 0o755)
-	os.WriteFile(filepath.Join(parent, ".public.ready-7", "index.html"), []byte("newer"), 0o644)
+	os.Rename(dest, filepath.Join(parent, ".public.old-"+randomSuffix()))
+	tmp := filepath.Join(t.TempDir(), "site")
+	writeOwned(t, tmp, map[string]string{"index.html": "newer"})
+	os.Rename(tmp, filepath.Join(parent, ".public.ready-"+randomSuffix()))
 	next, err := NewTree(context.Background(), dest)
 	if err != nil {
 		t.Fatal(err)
@@ -228,8 +307,8 @@ func TestTwoRenamesCommitAndRecovery(t *testing.T) {
 
 	// Killed after the first rename but before the stage was complete:
 	// only the old release is there, and it comes back.
-	os.Rename(dest, filepath.Join(parent, ".public.old-8"))
-	os.MkdirAll(filepath.Join(parent, ".public.new-8"), 0o755)
+	os.Rename(dest, filepath.Join(parent, ".public.old-"+randomSuffix()))
+	leftStage(t, dest, "new")
 	next, err = NewTree(context.Background(), dest)
 	if err != nil {
 		t.Fatal(err)
@@ -266,11 +345,7 @@ func TestTreeStopsWritingWhenCancelled(t *testing.T) {
 func TestKeepCarriesOtherFiles(t *testing.T) {
 	parent := t.TempDir()
 	dest := filepath.Join(parent, "public")
-	os.MkdirAll(filepath.Join(dest, "results"), 0o755)
-	os.MkdirAll(filepath.Join(dest, "snapshots"), 0o755)
-	os.WriteFile(filepath.Join(dest, "results", "gone.json"), []byte("old"), 0o644)
-	os.WriteFile(filepath.Join(dest, "RELEASE_REPORT.md"), []byte("old"), 0o644)
-	os.WriteFile(filepath.Join(dest, "snapshots", "a.html"), []byte("page"), 0o644)
+	writeOwned(t, dest, map[string]string{"results/gone.json": "old", "RELEASE_REPORT.md": "old", "snapshots/a.html": "page"})
 	tree, err := NewTree(context.Background(), dest)
 	if err != nil {
 		t.Fatal(err)
