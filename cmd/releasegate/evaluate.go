@@ -142,8 +142,16 @@ func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
 		return failure(stderr, err)
 	}
 	// The JUnit report gives each case its recorded latency as its time,
-	// which needs the outputs.
-	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: ci.junit != ""})
+	// which needs the outputs, and it and the summary name cases by
+	// title, which needs the suite; otherwise the folder is streamed, in
+	// memory that does not grow with the suite.
+	var rel *evaluator.Release
+	var err error
+	if ci.junit == "" && ci.summary == "" {
+		rel, err = evaluator.StreamDir(data)
+	} else {
+		rel, err = evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: ci.junit != ""})
+	}
 	if err != nil {
 		return failure(stderr, err)
 	}
@@ -196,7 +204,7 @@ func publishResults(ctx context.Context, out string, rel *evaluator.Release, ci 
 	for i, s := range rel.Snapshots {
 		wg.Go(func() { errs[i] = tree.WriteFrom("results/"+s.Label()+".json", s.Result.WriteJSON) })
 	}
-	wg.Go(func() { errs[len(rel.Snapshots)] = tree.Write("RELEASE_REPORT.md", rel.Report()) })
+	wg.Go(func() { errs[len(rel.Snapshots)] = tree.WriteFrom("RELEASE_REPORT.md", rel.WriteReport) })
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		tree.Abort()

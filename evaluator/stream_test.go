@@ -1,0 +1,151 @@
+package evaluator
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/releasegate/releasegate/evaluator/gensuite"
+)
+
+// everything is what evaluate --all writes for a release: each results
+// file, the report and the table, in one string to compare.
+func everything(t testing.TB, rel *Release) string {
+	var b strings.Builder
+	for _, s := range rel.Snapshots {
+		fmt.Fprintf(&b, "== results/%s.json\n%s", s.Label(), s.JSON())
+		fmt.Fprintf(&b, "== failing %d\n", len(s.FailingCases()))
+	}
+	fmt.Fprintf(&b, "== RELEASE_REPORT.md\n%s== table\n%s", rel.Report(), rel.Table())
+	fmt.Fprintf(&b, "== array\n%s", EncodeJSON(func() []Result {
+		var rs []Result
+		for _, s := range rel.Snapshots {
+			rs = append(rs, s.Result)
+		}
+		return rs
+	}()))
+	return b.String()
+}
+
+// generated writes a suite of n cases in a temporary folder and lets edit
+// change it.
+func generated(t *testing.T, n int, edit func(dir string)) string {
+	dir := filepath.Join(t.TempDir(), "data")
+	if err := gensuite.Write(sampleDir, dir, n); err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(dir)
+	}
+	return dir
+}
+
+// editFile rewrites one file of dir.
+func editFile(t *testing.T, dir, name string, edit func([]byte) []byte) {
+	path := filepath.Join(dir, name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, edit(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStreamDirMatchesEvaluateDir holds the streamed evaluation to the
+// whole one: every byte of every results file, the report and the table
+// are the same, and so is the error for bad input; folders that cannot
+// be streamed are evaluated whole.
+func TestStreamDirMatchesEvaluateDir(t *testing.T) {
+	reversed := func(b []byte) []byte {
+		lines := bytes.SplitAfter(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
+		slices.Reverse(lines)
+		return append(bytes.Join(lines, []byte("\n")), '\n')
+	}
+	dropLast := func(b []byte) []byte {
+		lines := bytes.SplitAfter(b, []byte("\n"))
+		return bytes.Join(lines[:len(lines)-2], nil)
+	}
+	for _, tc := range []struct {
+		name     string
+		dir      func(t *testing.T) string
+		streamed bool
+	}{
+		{"sample", func(*testing.T) string { return sampleDir }, true},
+		{"airline", func(*testing.T) string { return "../examples/airline" }, false},
+		{"minimal", func(*testing.T) string { return "../examples/minimal" }, true},
+		{"noise", func(*testing.T) string { return "../examples/noise" }, false},
+		{"imported", func(*testing.T) string { return "../examples/imported" }, false},
+		{"generated", func(t *testing.T) string { return generated(t, 3_001, nil) }, true},
+		{"generated with a baseline", func(t *testing.T) string {
+			return generated(t, 1_000, func(dir string) {
+				editFile(t, dir, "gate.json", func(b []byte) []byte {
+					return bytes.Replace(b, []byte("{"), []byte(`{"baseline": "candidate-v2",`), 1)
+				})
+			})
+		}, true},
+		{"outputs out of order", func(t *testing.T) string {
+			return generated(t, 500, func(dir string) {
+				editFile(t, dir, "outputs/candidate-v2.jsonl", reversed)
+			})
+		}, false},
+		{"an output missing", func(t *testing.T) string {
+			return generated(t, 500, func(dir string) {
+				editFile(t, dir, "outputs/candidate-v3.jsonl", dropLast)
+			})
+		}, false},
+		{"a case without outputs", func(t *testing.T) string {
+			return generated(t, 500, func(dir string) {
+				editFile(t, dir, "cases.jsonl", func(b []byte) []byte {
+					return append(b, bytes.Replace(bytes.SplitAfter(b, []byte("\n"))[0], []byte("GEN-000001"), []byte("GEN-EXTRA"), 1)...)
+				})
+			})
+		}, false},
+		{"a duplicate case", func(t *testing.T) string {
+			return generated(t, 500, func(dir string) {
+				editFile(t, dir, "cases.jsonl", func(b []byte) []byte {
+					return bytes.Replace(b, []byte("GEN-000002"), []byte("GEN-000001"), 1)
+				})
+			})
+		}, false},
+		{"a bad output line", func(t *testing.T) string {
+			return generated(t, 500, func(dir string) {
+				editFile(t, dir, "outputs/candidate-v3.jsonl", func(b []byte) []byte {
+					return bytes.Replace(b, []byte(`"latency_ms":`), []byte(`"latency_ms":"x",`), 1)
+				})
+			})
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tc.dir(t)
+			want, wantErr := EvaluateDir(dir, Options{})
+			got, gotErr := StreamDir(dir)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("StreamDir: %v\nEvaluateDir: %v", gotErr, wantErr)
+			}
+			if wantErr != nil {
+				return
+			}
+			if streamed := got.Snapshots[0].Result.streamed != nil; streamed != tc.streamed {
+				t.Errorf("streamed = %v, want %v", streamed, tc.streamed)
+			}
+			if g, w := everything(t, got), everything(t, want); g != w {
+				t.Errorf("streamed evaluation differs from the whole one:\n%s", firstDifference(g, w))
+			}
+		})
+	}
+}
+
+// firstDifference shows where two long texts part.
+func firstDifference(got, want string) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	from := max(0, i-200)
+	return fmt.Sprintf("got  …%s…\nwant …%s…", got[from:min(len(got), i+200)], want[from:min(len(want), i+200)])
+}
