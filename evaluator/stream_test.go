@@ -3,11 +3,17 @@ package evaluator
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/releasegate/releasegate/evaluator/gensuite"
 )
@@ -148,4 +154,72 @@ func firstDifference(got, want string) string {
 	}
 	from := max(0, i-200)
 	return fmt.Sprintf("got  …%s…\nwant …%s…", got[from:min(len(got), i+200)], want[from:min(len(want), i+200)])
+}
+
+// peakLiveHeap runs f with the collector running often and reports the
+// most heap that was live at the end of any collection meanwhile: what
+// f holds, with little of the garbage it leaves.
+func peakLiveHeap(t *testing.T, f func()) uint64 {
+	defer debug.SetGCPercent(debug.SetGCPercent(5))
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	f()
+	close(done)
+	<-stopped
+	return peak.Load()
+}
+
+// TestStreamDirMemory checks that what evaluate --all holds does not grow
+// with the suite but by a compact verdict per case: the peak live heap
+// of judging 100,000 cases × 3 snapshots and writing their results
+// exceeds that of 10,000 by less than maxBytesPerCase for each case
+// added. Judging the suite whole holds about 1,000 bytes a case.
+func TestStreamDirMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 110,000 cases")
+	}
+	const small, large, maxBytesPerCase = 10_000, 100_000, 250
+	peak := func(n int) uint64 {
+		dir := generated(t, n, nil)
+		return peakLiveHeap(t, func() {
+			rel, err := StreamDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rel.Snapshots[0].Result.streamed == nil {
+				t.Fatal("the generated suite was not streamed")
+			}
+			for _, s := range rel.Snapshots {
+				if err := s.Result.WriteJSON(io.Discard); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := rel.WriteReport(io.Discard); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	a, b := peak(small), peak(large)
+	perCase := (float64(b) - float64(a)) / (large - small)
+	t.Logf("peak live heap: %.1f MB at %d cases, %.1f MB at %d: %.0f bytes per case added", float64(a)/1e6, small, float64(b)/1e6, large, perCase)
+	if perCase > maxBytesPerCase {
+		t.Errorf("the heap grows by %.0f bytes per case, more than %d", perCase, maxBytesPerCase)
+	}
 }

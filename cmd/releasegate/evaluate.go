@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -72,6 +73,11 @@ Examples:
       --baseline production.jsonl
   releasegate evaluate --all --format json --quiet > results.json
 `
+
+// evaluateMemoryLimit is the soft limit on the Go heap of a streamed
+// evaluate --all when GOMEMLIMIT is not set: 1,000,000 cases × 3
+// snapshots hold under 200 MiB.
+const evaluateMemoryLimit = 224 << 20
 
 // ciOutputs are the evaluate flags shared by both forms: extra files for
 // CI and how to print.
@@ -148,6 +154,12 @@ func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
 	var rel *evaluator.Release
 	var err error
 	if ci.junit == "" && ci.summary == "" {
+		// A streamed suite holds a few bytes a case, so a low soft limit
+		// keeps the collector from letting the heap double
+		// (docs/design.md, "Scale: streaming evaluation").
+		if os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(evaluateMemoryLimit)
+		}
 		rel, err = evaluator.StreamDir(data)
 	} else {
 		rel, err = evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: ci.junit != ""})

@@ -42,8 +42,9 @@ func main() {
 	runs := flag.Int("runs", 3, "run each measurement `K` times")
 	commands := flag.String("commands", "evaluate", "measure these commands, comma separated: evaluate, build")
 	bin := flag.String("bin", "", "measure the releasegate binary at `PATH` (default: build ./cmd/releasegate)")
+	sample := flag.String("sample", "data", "generate suites from the sample data folder `DIR`")
 	flag.Parse()
-	if err := run(*cases, *dir, *runs, strings.Split(*commands, ","), *bin); err != nil {
+	if err := run(*sample, *cases, *dir, *runs, strings.Split(*commands, ","), *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
@@ -55,12 +56,12 @@ type measurement struct {
 	peakMB     float64
 }
 
-func run(n int, dir string, runs int, commands []string, bin string) error {
+func run(sample string, n int, dir string, runs int, commands []string, bin string) error {
 	data := filepath.Join(dir, fmt.Sprintf("data-%d", n))
 	if _, err := os.Stat(filepath.Join(data, "gate.json")); err != nil {
 		fmt.Printf("generating %d cases × 3 snapshots in %s\n", n, data)
 		os.RemoveAll(data + ".tmp")
-		if err := gensuite.Write("data", data+".tmp", n); err != nil {
+		if err := gensuite.Write(sample, data+".tmp", n); err != nil {
 			return err
 		}
 		if err := os.Rename(data+".tmp", data); err != nil {
