@@ -41,7 +41,7 @@ func main() {
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "releasegate-scale"), "keep generated suites and outputs under `DIR`")
 	runs := flag.Int("runs", 3, "run each measurement `K` times")
 	commands := flag.String("commands", "evaluate", "measure these commands, comma separated: evaluate, build")
-	bin := flag.String("bin", "", "measure the releasegate binary at `PATH` (default: build ./cmd/releasegate)")
+	bin := flag.String("bin", "", "measure the releasegate binaries at `PATHS`, comma separated, side by side (default: build ./cmd/releasegate)")
 	sample := flag.String("sample", "data", "generate suites from the sample data folder `DIR`")
 	flag.Parse()
 	if err := run(*sample, *cases, *dir, *runs, strings.Split(*commands, ","), *bin); err != nil {
@@ -74,6 +74,7 @@ func run(sample string, n int, dir string, runs int, commands []string, bin stri
 			return fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	}
+	bins := strings.Split(bin, ",")
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -84,13 +85,20 @@ func run(sample string, n int, dir string, runs int, commands []string, bin stri
 	}
 	jobs := []job{{"floor", []string{self, "-floor", data}}}
 	for _, c := range commands {
-		switch c {
-		case "evaluate":
-			jobs = append(jobs, job{"evaluate --all", []string{bin, "evaluate", "--all", "--data", data, "--out", filepath.Join(dir, "public-evaluate"), "--quiet"}})
-		case "build":
-			jobs = append(jobs, job{"build", []string{bin, "build", "--data", data, "--out", filepath.Join(dir, "public-build"), "--quiet"}})
-		default:
-			return fmt.Errorf("no command %q to measure: use evaluate or build", c)
+		for _, b := range bins {
+			name := c
+			if len(bins) > 1 {
+				name += " " + filepath.Base(b)
+			}
+			out := filepath.Join(dir, "public-"+c+"-"+filepath.Base(b))
+			switch c {
+			case "evaluate":
+				jobs = append(jobs, job{name, []string{b, "evaluate", "--all", "--data", data, "--out", out, "--quiet"}})
+			case "build":
+				jobs = append(jobs, job{name, []string{b, "build", "--data", data, "--out", out, "--quiet"}})
+			default:
+				return fmt.Errorf("no command %q to measure: use evaluate or build", c)
+			}
 		}
 	}
 	results := make([][]measurement, len(jobs))
@@ -106,13 +114,13 @@ func run(sample string, n int, dir string, runs int, commands []string, bin stri
 	}
 	floorUser := best(results[0], func(m measurement) float64 { return m.user.Seconds() })
 	fmt.Printf("%d cases × 3 snapshots, best of %d (spread)\n", n, runs)
-	fmt.Printf("%-16s %22s %22s %24s %8s\n", "", "user s", "wall s", "peak RSS MB", "× floor")
+	fmt.Printf("%-28s %22s %22s %24s %8s\n", "", "user s", "wall s", "peak RSS MB", "× floor")
 	for j, jb := range jobs {
 		user := stat(results[j], func(m measurement) float64 { return m.user.Seconds() })
 		wall := stat(results[j], func(m measurement) float64 { return m.wall.Seconds() })
 		rss := stat(results[j], func(m measurement) float64 { return m.peakMB })
 		ratio := best(results[j], func(m measurement) float64 { return m.user.Seconds() }) / floorUser
-		fmt.Printf("%-16s %22s %22s %24s %8.2f\n", jb.name, user, wall, rss, ratio)
+		fmt.Printf("%-28s %22s %22s %24s %8.2f\n", jb.name, user, wall, rss, ratio)
 	}
 	return nil
 }
