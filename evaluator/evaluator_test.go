@@ -172,7 +172,7 @@ func BenchmarkStreamDir(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		rel, err := StreamDir(dir)
+		rel, err := StreamDir(dir, StreamOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -26,12 +26,23 @@ import (
 // The release it returns has no Suite.Cases and no Result.Cases: read
 // its cases with WriteJSON, WriteReport, FailingCases and the
 // comparisons.
-func StreamDir(dir string) (*Release, error) {
+func StreamDir(dir string, opts StreamOptions) (*Release, error) {
 	rel, err := streamDir(dir)
 	if err != nil {
+		if opts.BeforeWhole != nil {
+			opts.BeforeWhole()
+		}
 		return EvaluateDir(dir, Options{})
 	}
 	return rel, nil
+}
+
+// StreamOptions tune StreamDir.
+type StreamOptions struct {
+	// BeforeWhole, when set, is called before a folder that cannot be
+	// streamed is evaluated whole: a caller that limited memory for a
+	// streamed suite lifts the limit there.
+	BeforeWhole func()
 }
 
 // streamedSnapshot is one snapshot being judged as its suite streams by.

@@ -129,7 +129,11 @@ func TestStreamDirMatchesEvaluateDir(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := tc.dir(t)
 			want, wantErr := EvaluateDir(dir, Options{})
-			got, gotErr := StreamDir(dir)
+			whole := false
+			got, gotErr := StreamDir(dir, StreamOptions{BeforeWhole: func() { whole = true }})
+			if whole == tc.streamed {
+				t.Errorf("evaluated whole: %v, want %v", whole, !tc.streamed)
+			}
 			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 				t.Fatalf("StreamDir: %v\nEvaluateDir: %v", gotErr, wantErr)
 			}
@@ -199,7 +203,7 @@ func TestStreamDirMemory(t *testing.T) {
 	peak := func(n int) uint64 {
 		dir := generated(t, n, nil)
 		return peakLiveHeap(t, func() {
-			rel, err := StreamDir(dir)
+			rel, err := StreamDir(dir, StreamOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -157,10 +158,14 @@ func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
 		// A streamed suite holds a few bytes a case, so a low soft limit
 		// keeps the collector from letting the heap double
 		// (docs/design.md, "Scale: streaming evaluation").
+		var opts evaluator.StreamOptions
 		if os.Getenv("GOMEMLIMIT") == "" {
 			debug.SetMemoryLimit(evaluateMemoryLimit)
+			// A suite read whole holds far more than the limit, which
+			// would keep the collector running.
+			opts.BeforeWhole = func() { debug.SetMemoryLimit(math.MaxInt64) }
 		}
-		rel, err = evaluator.StreamDir(data)
+		rel, err = evaluator.StreamDir(data, opts)
 	} else {
 		rel, err = evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: ci.junit != ""})
 	}
