@@ -162,7 +162,11 @@ func (e *encoder) result(r *Result, indent string) {
 			e.comparison(r.VersusBaseline, inner)
 		}
 		key("cases")
-		e.cases(r.Cases, inner)
+		if r.streamed != nil {
+			e.streamedCases(r.streamed, inner)
+		} else {
+			e.cases(r.Cases, inner)
+		}
 		key("inputs")
 		e.object(inner, func(key func(string), _ string) {
 			key("cases_sha256")
@@ -250,38 +254,46 @@ func (e *encoder) cases(cases []CaseResult, indent string) {
 		e.b = append(e.b, "null"...)
 		return
 	}
-	e.array(len(cases), indent, func(i int, indent string) {
-		c := &cases[i]
-		e.object(indent, func(key func(string), inner string) {
-			key("case_id")
-			e.str(c.CaseID)
-			key("severity")
-			e.str(string(c.Severity))
-			key("passed")
-			e.b = strconv.AppendBool(e.b, c.Passed)
-			if c.Trials != 0 {
-				key("trials")
-				e.b = strconv.AppendInt(e.b, int64(c.Trials), 10)
-				key("trials_passed")
-				e.b = strconv.AppendInt(e.b, int64(c.TrialsPassed), 10)
-			}
-			key("failures")
-			if c.Failures == nil {
-				e.b = append(e.b, "null"...)
-				return
-			}
-			e.array(len(c.Failures), inner, func(i int, indent string) {
-				f := &c.Failures[i]
-				e.object(indent, func(key func(string), _ string) {
-					key("code")
-					e.str(string(f.Code))
-					key("detail")
-					e.str(f.Detail)
-					if f.Trial != 0 {
-						key("trial")
-						e.b = strconv.AppendInt(e.b, int64(f.Trial), 10)
-					}
-				})
+	e.array(len(cases), indent, func(i int, indent string) { e.caseResult(&cases[i], indent) })
+}
+
+// streamedCases writes the cases of a streamed snapshot, reading each
+// back from its compact verdicts.
+func (e *encoder) streamedCases(v *verdicts, indent string) {
+	cur := v.cursor()
+	e.array(v.cases.len(), indent, func(i int, indent string) { e.caseResult(cur.at(i), indent) })
+}
+
+func (e *encoder) caseResult(c *CaseResult, indent string) {
+	e.object(indent, func(key func(string), inner string) {
+		key("case_id")
+		e.str(c.CaseID)
+		key("severity")
+		e.str(string(c.Severity))
+		key("passed")
+		e.b = strconv.AppendBool(e.b, c.Passed)
+		if c.Trials != 0 {
+			key("trials")
+			e.b = strconv.AppendInt(e.b, int64(c.Trials), 10)
+			key("trials_passed")
+			e.b = strconv.AppendInt(e.b, int64(c.TrialsPassed), 10)
+		}
+		key("failures")
+		if c.Failures == nil {
+			e.b = append(e.b, "null"...)
+			return
+		}
+		e.array(len(c.Failures), inner, func(i int, indent string) {
+			f := &c.Failures[i]
+			e.object(indent, func(key func(string), _ string) {
+				key("code")
+				e.str(string(f.Code))
+				key("detail")
+				e.str(f.Detail)
+				if f.Trial != 0 {
+					key("trial")
+					e.b = strconv.AppendInt(e.b, int64(f.Trial), 10)
+				}
 			})
 		})
 	})

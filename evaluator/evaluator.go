@@ -100,6 +100,10 @@ type Result struct {
 	Inputs         Inputs             `json:"inputs"`
 	// Meta is the snapshot's meta.json, absent without one.
 	Meta *suite.Meta `json:"meta,omitempty"`
+
+	// streamed holds the case verdicts in place of Cases when the
+	// snapshot was judged by StreamDir.
+	streamed *verdicts
 }
 
 // Gate returns the result of the gate named name.
@@ -130,6 +134,18 @@ func (s *Snapshot) Trials() int { return s.Result.Trials }
 type Release struct {
 	Suite     *suite.Suite
 	Snapshots []*Snapshot
+
+	// streamedCases counts the cases of a suite StreamDir read without
+	// keeping them in Suite.Cases.
+	streamedCases int
+}
+
+// CaseCount is the number of cases in the suite.
+func (r *Release) CaseCount() int {
+	if r.Suite.Cases == nil {
+		return r.streamedCases
+	}
+	return len(r.Suite.Cases)
 }
 
 // Compare sets what the snapshots of the release say about each other:
@@ -199,6 +215,17 @@ func Compared(g suite.Gate, snap, previous, baseline *Snapshot) *Snapshot {
 // compare tests after against before, case by case.
 func compare(before, after *Snapshot, level stats.Level) *decide.Comparison {
 	var changes []decide.CaseChange
+	if before.Result.streamed != nil || after.Result.streamed != nil {
+		passed := make([]bool, 0, before.Result.CasesTotal)
+		before.eachCase(func(_ int, c *CaseResult) { passed = append(passed, c.Passed) })
+		after.eachCase(func(i int, b *CaseResult) {
+			if passed[i] != b.Passed {
+				changes = append(changes, decide.ChangeOf(i, b.CaseID,
+					decide.CaseVerdict{Passed: passed[i]}, decide.CaseVerdict{Passed: b.Passed}, level))
+			}
+		})
+		return decide.Compare(before.Label(), changes, level)
+	}
 	for i := range after.Result.Cases {
 		a, b := &before.Result.Cases[i], &after.Result.Cases[i]
 		if a.Passed != b.Passed {
@@ -387,7 +414,16 @@ func (j *judging) finish(label string) *Snapshot {
 		j.cases[i] = j.trialVerdict(c, i, k, minRate)
 		j.tally.AddTrialCase(c.Severity, j.cases[i].Passed, j.cases[i].TrialsPassed, k)
 	}
-	m := j.tally.Metrics()
+	r, m := resultOf(s, label, &j.tally, k)
+	r.Cases = j.cases
+	return &Snapshot{Result: r, Metrics: m, Outputs: j.outputs, TrialOutputs: j.trialOutputs}
+}
+
+// resultOf decides a snapshot of s from its tally, k being its trials
+// per case (0 without trials): its results file but for the cases and
+// the outputs' hash, and the exact metrics behind it.
+func resultOf(s *suite.Suite, label string, tally *decide.Tally, k int) (Result, decide.Metrics) {
+	m := tally.Metrics()
 	decision, gates := decide.Decide(m, s.Gate)
 	r := Result{
 		Label:            label,
@@ -397,7 +433,6 @@ func (j *judging) finish(label string) *Snapshot {
 		Confidence:       s.Gate.Confidence.Confidence(),
 		CriticalFailures: m.CriticalFailures,
 		Gates:            gates,
-		Cases:            j.cases,
 		Inputs:           Inputs{CasesSHA256: s.CasesSHA256, PolicySHA256: s.PolicySHA256, GateSHA256: s.GateSHA256},
 	}
 	r.PassRate, _ = m.PassRate.Float64()
@@ -417,7 +452,7 @@ func (j *judging) finish(label string) *Snapshot {
 		rate, _ := m.TrialPassRate.Float64()
 		r.TrialPassRate = &rate
 	}
-	return &Snapshot{Result: r, Metrics: m, Outputs: j.outputs, TrialOutputs: j.trialOutputs}
+	return r, m
 }
 
 // trialVerdict gathers the k trials of case i: a missing trial fails

@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator/judge"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/internal/floor"
 	"github.com/releasegate/releasegate/internal/goldentest"
 )
 
@@ -133,6 +135,51 @@ func BenchmarkEvaluateAll(b *testing.B) {
 			s.JSON()
 		}
 		rel.Report()
+	}
+	b.ReportMetric(float64(3*n)*float64(b.N)/b.Elapsed().Seconds(), "cases/s")
+}
+
+// BenchmarkFloor is the least any evaluation of the suite of
+// BenchmarkEvaluateAll must do: read every file and check that it is
+// valid JSON, decoding nothing. Evaluation is measured as a multiple of
+// it (docs/design.md, "Scale: streaming evaluation").
+func BenchmarkFloor(b *testing.B) {
+	const n = 100_000
+	dir := b.TempDir()
+	if err := gensuite.Write(sampleDir, dir, n); err != nil {
+		b.Fatal(err)
+	}
+	files, err := floor.Files(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		size, err := floor.Check(files)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(size)
+	}
+	b.ReportMetric(float64(3*n)*float64(b.N)/b.Elapsed().Seconds(), "cases/s")
+}
+
+// BenchmarkStreamDir is BenchmarkEvaluateAll through StreamDir, the way
+// evaluate --all judges a folder, results and report written to nowhere.
+func BenchmarkStreamDir(b *testing.B) {
+	const n = 100_000
+	dir := b.TempDir()
+	if err := gensuite.Write(sampleDir, dir, n); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		rel, err := StreamDir(dir, StreamOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range rel.Snapshots {
+			s.Result.WriteJSON(io.Discard)
+		}
+		rel.WriteReport(io.Discard)
 	}
 	b.ReportMetric(float64(3*n)*float64(b.N)/b.Elapsed().Seconds(), "cases/s")
 }

@@ -1,9 +1,12 @@
 package evaluator
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -38,11 +41,20 @@ func (s *Snapshot) AvgCostText() string {
 // FailingCases are the results of the cases that failed, in suite order.
 func (s *Snapshot) FailingCases() []CaseResult {
 	var out []CaseResult
-	for _, c := range s.Result.Cases {
-		if !c.Passed {
-			out = append(out, c)
+	if s.Result.streamed == nil {
+		for _, c := range s.Result.Cases {
+			if !c.Passed {
+				out = append(out, c)
+			}
 		}
+		return out
 	}
+	// A streamed snapshot's results are read back into one buffer.
+	s.eachFailing(func(c *CaseResult) {
+		kept := *c
+		kept.Failures = slices.Clone(c.Failures)
+		out = append(out, kept)
+	})
 	return out
 }
 
@@ -165,13 +177,21 @@ func (c Comparison) ChangedIDs(ch decide.Change) []string {
 // its failing cases with their details.
 func (r *Release) Report() []byte {
 	var b bytes.Buffer
+	r.WriteReport(&b) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// WriteReport writes Report to w as it goes, so that a large release's
+// report is never held whole.
+func (r *Release) WriteReport(w io.Writer) error {
+	b := bufio.NewWriterSize(w, 64<<10)
 	g := r.Suite.Gate
-	fmt.Fprintf(&b, "# Release report\n\n")
+	fmt.Fprintf(b, "# Release report\n\n")
 	policy := "No policy"
 	if r.Suite.Policy != nil {
 		policy = "Policy " + markdown.Cell(r.Suite.Policy.Version)
 	}
-	fmt.Fprintf(&b, "%s · %d cases · %d snapshots.\n\n", policy, len(r.Suite.Cases), len(r.Snapshots))
+	fmt.Fprintf(b, "%s · %d cases · %d snapshots.\n\n", policy, r.CaseCount(), len(r.Snapshots))
 	// Each gate's column, and beside a gate with an interval (the pass
 	// rate) the interval.
 	specs := decide.Applicable(g)
@@ -180,33 +200,33 @@ func (r *Release) Report() []byte {
 	for _, spec := range specs {
 		b.WriteString(" " + spec.Column + " |")
 		if spec.Proof != nil {
-			fmt.Fprintf(&b, " %s interval |", g.Confidence.Percent())
+			fmt.Fprintf(b, " %s interval |", g.Confidence.Percent())
 			columns++
 		}
 		columns++
 	}
-	fmt.Fprintf(&b, " decision |\n|---|%s---|\n", strings.Repeat("---:|", columns))
+	fmt.Fprintf(b, " decision |\n|---|%s---|\n", strings.Repeat("---:|", columns))
 	for _, s := range r.Snapshots {
-		fmt.Fprintf(&b, "| `%s` |", s.Label())
+		fmt.Fprintf(b, "| `%s` |", s.Label())
 		for _, spec := range specs {
 			b.WriteString(" " + s.Cell(spec) + " |")
 			if spec.Proof != nil {
 				b.WriteString(" " + s.IntervalCell(spec, g.Confidence) + " |")
 			}
 		}
-		fmt.Fprintf(&b, " `%s` |\n", s.Result.Decision)
+		fmt.Fprintf(b, " `%s` |\n", s.Result.Decision)
 	}
-	fmt.Fprintf(&b, "\n## Thresholds\n\n")
+	fmt.Fprintf(b, "\n## Thresholds\n\n")
 	for _, t := range decide.Thresholds(g) {
-		fmt.Fprintf(&b, "- %s\n", t.RuleText())
+		fmt.Fprintf(b, "- %s\n", t.RuleText())
 	}
-	fmt.Fprintf(&b, "\n%s\n", decisionRule(g))
-	fmt.Fprintf(&b, "\n%s\n", evidenceNote(g))
+	fmt.Fprintf(b, "\n%s\n", decisionRule(g))
+	fmt.Fprintf(b, "\n%s\n", evidenceNote(g))
 	for _, s := range r.Snapshots {
-		fmt.Fprintf(&b, "\n## %s: %s\n\n", s.Label(), s.Result.Decision)
-		fmt.Fprintf(&b, "%s.\n\n", upperFirst(s.PassRateSentence(g.Confidence)))
+		fmt.Fprintf(b, "\n## %s: %s\n\n", s.Label(), s.Result.Decision)
+		fmt.Fprintf(b, "%s.\n\n", upperFirst(s.PassRateSentence(g.Confidence)))
 		for _, c := range s.Comparisons() {
-			writeComparison(&b, c)
+			writeComparison(b, c)
 		}
 		for _, gr := range s.Result.Gates {
 			mark := "pass"
@@ -223,32 +243,31 @@ func (r *Release) Report() []byte {
 			case gr.Limit != nil:
 				threshold = gr.Spec.Unit.Format(gr.Limit)
 			}
-			fmt.Fprintf(&b, "- %s `%s`: observed %s, threshold %s", mark, gr.Gate, gr.ObservedText(), threshold)
+			fmt.Fprintf(b, "- %s `%s`: observed %s, threshold %s", mark, gr.Gate, gr.ObservedText(), threshold)
 			if gr.Inconclusive {
-				fmt.Fprintf(&b, "; %s lower bound %s, so %s", gr.Level.Percent(), decide.Percent(new(big.Rat).SetFloat64(*gr.LowerBound)), gr.SettleText())
+				fmt.Fprintf(b, "; %s lower bound %s, so %s", gr.Level.Percent(), decide.Percent(new(big.Rat).SetFloat64(*gr.LowerBound)), gr.SettleText())
 			}
 			b.WriteString("\n")
 		}
 		if m := s.Metrics; m.K > 0 {
-			fmt.Fprintf(&b, "\n%d trials per case: %s of all trials passed; %d flaky case(s).\n", m.K, decide.Percent(m.TrialPassRate), m.FlakyCases)
+			fmt.Fprintf(b, "\n%d trials per case: %s of all trials passed; %d flaky case(s).\n", m.K, decide.Percent(m.TrialPassRate), m.FlakyCases)
 		}
-		failing := s.FailingCases()
-		if len(failing) == 0 {
-			fmt.Fprintf(&b, "\nAll %d cases pass.\n", s.Result.CasesTotal)
+		if !s.anyFailing() {
+			fmt.Fprintf(b, "\nAll %d cases pass.\n", s.Result.CasesTotal)
 			continue
 		}
-		fmt.Fprintf(&b, "\nFailing cases:\n\n| case | severity | code | detail |\n|---|---|---|---|\n")
-		for _, c := range failing {
+		fmt.Fprintf(b, "\nFailing cases:\n\n| case | severity | code | detail |\n|---|---|---|---|\n")
+		s.eachFailing(func(c *CaseResult) {
 			for _, f := range c.Failures {
 				detail := f.Detail
 				if f.Trial != 0 {
 					detail = fmt.Sprintf("trial %d: %s", f.Trial, detail)
 				}
-				fmt.Fprintf(&b, "| %s | %s | `%s` | %s |\n", markdown.Cell(c.CaseID), c.Severity, f.Code, markdown.Cell(detail))
+				fmt.Fprintf(b, "| %s | %s | `%s` | %s |\n", markdown.Cell(c.CaseID), c.Severity, f.Code, markdown.Cell(detail))
 			}
-		}
+		})
 	}
-	return b.Bytes()
+	return b.Flush()
 }
 
 // IntervalCell is the interval of a gate's observed value for the
@@ -267,7 +286,7 @@ func (s *Snapshot) IntervalCell(spec *decide.Spec, level stats.Level) string {
 // writeComparison writes one comparison: its sentence, then the cases
 // that changed. Without trials on both sides they are listed by change;
 // with them, a table gives each case's own evidence and p-value.
-func writeComparison(b *bytes.Buffer, c Comparison) {
+func writeComparison(b *bufio.Writer, c Comparison) {
 	fmt.Fprintf(b, "%s\n\n", c.Heading())
 	if len(c.Cases) == 0 {
 		return

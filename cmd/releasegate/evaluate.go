@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
@@ -80,6 +82,11 @@ Examples:
       --baseline production.jsonl
   releasegate evaluate --all --format json --quiet > results.json
 `
+
+// evaluateMemoryLimit is the soft limit on the Go heap of a streamed
+// evaluate --all when GOMEMLIMIT is not set: 1,000,000 cases × 3
+// snapshots hold under 200 MiB.
+const evaluateMemoryLimit = 224 << 20
 
 // ciOutputs are the evaluate flags shared by both forms: extra files for
 // CI and how to print.
@@ -175,8 +182,26 @@ func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
 		return failure(stderr, err)
 	}
 	// The JUnit report gives each case its recorded latency as its time,
-	// which needs the outputs.
-	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: ci.junit != ""})
+	// which needs the outputs, and it and the summary name cases by
+	// title, which needs the suite; otherwise the folder is streamed, in
+	// memory that does not grow with the suite.
+	var rel *evaluator.Release
+	var err error
+	if ci.junit == "" && ci.summary == "" {
+		// A streamed suite holds a few bytes a case, so a low soft limit
+		// keeps the collector from letting the heap double
+		// (docs/design.md, "Scale: streaming evaluation").
+		var opts evaluator.StreamOptions
+		if os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(evaluateMemoryLimit)
+			// A suite read whole holds far more than the limit, which
+			// would keep the collector running.
+			opts.BeforeWhole = func() { debug.SetMemoryLimit(math.MaxInt64) }
+		}
+		rel, err = evaluator.StreamDir(data, opts)
+	} else {
+		rel, err = evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: ci.junit != ""})
+	}
 	if err != nil {
 		return failure(stderr, err)
 	}
@@ -227,7 +252,7 @@ func publishResults(ctx context.Context, out string, rel *evaluator.Release, ci 
 	errs := make([]error, len(rel.Snapshots)+1)
 	parallel.Each(len(errs), 0, func(i int) {
 		if i == len(rel.Snapshots) {
-			errs[i] = tree.Write("RELEASE_REPORT.md", rel.Report())
+			errs[i] = tree.WriteFrom("RELEASE_REPORT.md", rel.WriteReport)
 			return
 		}
 		s := rel.Snapshots[i]

@@ -63,9 +63,13 @@ type Tally struct {
 	// them; both stay 0 otherwise.
 	Trials, TrialsPassed, Flaky int
 	k                           int
-	latencies                   []suite.Number
-	costSum                     suite.DecimalSum
-	costs                       int
+	// latencies are the literals of the measured latencies, one after
+	// another, each ending at its latencyEnds: a large snapshot's
+	// latencies take a few bytes each rather than a Number and a string.
+	latencies   []byte
+	latencyEnds []uint32
+	costSum     suite.DecimalSum
+	costs       int
 }
 
 // AddCase counts one judged case.
@@ -98,18 +102,54 @@ func (t *Tally) AddTrialCase(sev suite.Severity, passed bool, trialsPassed, k in
 }
 
 // Reserve makes room for n more outputs.
-func (t *Tally) Reserve(n int) { t.latencies = slices.Grow(t.latencies, n) }
+func (t *Tally) Reserve(n int) { t.latencyEnds = slices.Grow(t.latencyEnds, n) }
 
 // AddOutput counts the latency and cost of one output present in the
 // snapshot (one trial, with trials); nil is a value not measured.
 func (t *Tally) AddOutput(latency, cost *suite.Number) {
 	if latency != nil {
-		t.latencies = append(t.latencies, *latency)
+		t.latencies = append(t.latencies, latency.Literal()...)
+		t.latencyEnds = append(t.latencyEnds, uint32(len(t.latencies)))
 	}
 	if cost != nil {
 		t.costSum.Add(*cost)
 		t.costs++
 	}
+}
+
+// p95 is P95 of the latencies added, computed in a float64 a latency
+// rather than a Number: the rank is found among the floats, and only
+// the latencies that round to the float at that rank are compared
+// exactly, as P95 does.
+func (t *Tally) p95() (suite.Number, bool) {
+	n := len(t.latencyEnds)
+	if n == 0 {
+		return suite.Number{}, false
+	}
+	literal := func(i int) string {
+		start := uint32(0)
+		if i > 0 {
+			start = t.latencyEnds[i-1]
+		}
+		return string(t.latencies[start:t.latencyEnds[i]])
+	}
+	floats := make([]float64, n)
+	for i := range n {
+		floats[i] = suite.LiteralNumber(literal(i)).Float64()
+	}
+	rank := (95*n + 99) / 100 // ceil(95n/100) in integers
+	slices.Sort(floats)
+	at := floats[rank-1]
+	below := slices.Index(floats, at) // latencies under the float at rank
+	floats = nil
+	var tied []suite.Number
+	for i := range n {
+		if v := suite.LiteralNumber(literal(i)); v.Float64() == at {
+			tied = append(tied, v)
+		}
+	}
+	slices.SortFunc(tied, suite.Number.Cmp)
+	return tied[rank-1-below], true
 }
 
 // Metrics are a snapshot's observed values.
@@ -145,7 +185,7 @@ func (t *Tally) Metrics() Metrics {
 	if t.Total > 0 {
 		m.PassRate.SetFrac64(int64(t.Passed), int64(t.Total))
 	}
-	if p95, ok := P95(t.latencies); ok {
+	if p95, ok := t.p95(); ok {
 		m.P95LatencyMS = &p95
 	}
 	if t.costs > 0 {

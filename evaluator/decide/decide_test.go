@@ -308,3 +308,31 @@ func TestGateWords(t *testing.T) {
 		}
 	}
 }
+
+// TestTallyP95 holds the tally's compact p95 to P95 over the same
+// latencies, ties within a float64 included.
+func TestTallyP95(t *testing.T) {
+	for _, lits := range [][]string{
+		{"5"},
+		{"3", "1", "2"},
+		{"100", "100.0", "1e2", "99.99999999999999999", "100.00000000000000001", "7"},
+		{"0", "0.0", "-0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18"},
+		{"9007199254740993", "9007199254740992", "9007199254740994", "1", "2"},
+	} {
+		var tally Tally
+		var values []suite.Number
+		for _, lit := range lits {
+			v := suite.MustNumber(lit)
+			tally.AddOutput(&v, nil)
+			values = append(values, v)
+		}
+		want, _ := P95(values)
+		got, ok := tally.p95()
+		if !ok || got.Cmp(want) != 0 {
+			t.Errorf("%v: tally p95 = %v, P95 = %v", lits, got, want)
+		}
+	}
+	if _, ok := new(Tally).p95(); ok {
+		t.Error("p95 of no latencies")
+	}
+}

@@ -55,6 +55,14 @@ func MustNumber(lit string) Number {
 	return n
 }
 
+// Literal is the literal as written, "" for the zero value; with
+// LiteralNumber it keeps a Number in less memory than the Number itself.
+func (n Number) Literal() string { return n.lit }
+
+// LiteralNumber is the Number whose Literal is lit, which must have come
+// from Literal.
+func LiteralNumber(lit string) Number { return Number{lit: lit} }
+
 // String returns the literal as written.
 func (n Number) String() string {
 	if n.lit == "" {

@@ -1,0 +1,265 @@
+package load
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"hash"
+	"hash/maphash"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/releasegate/releasegate/evaluator/suite"
+)
+
+// Streaming reads a data folder without holding its cases: the suite's
+// cases arrive in batches, in file order, and each snapshot's outputs one
+// line at a time, so that a caller that judges as it reads keeps memory
+// flat in the size of the suite (docs/design.md, "Scale: streaming
+// evaluation"). These readers check only what a well-formed data folder
+// needs; they give up on anything else with ErrNotStreamable or an error
+// whose wording is not promised. A caller then reads the folder again
+// with Suite and Outputs, which word every problem.
+
+// ErrNotStreamable says that a data folder cannot be streamed as it is
+// (a duplicate or empty suite, outputs out of suite order, trials): read
+// it whole instead.
+var ErrNotStreamable = errors.New("the data folder cannot be streamed")
+
+// SuiteStream reads a suite's cases in batches.
+type SuiteStream struct {
+	// Suite is the suite without its cases: policy, gate, vocabulary and
+	// the hashes of POLICY.md and gate.json. CasesSHA256 is set once Each
+	// has read every case.
+	Suite  *suite.Suite
+	dir    string
+	path   string
+	schema *CaseSchema
+}
+
+// OpenSuiteStream reads the policy, schema and thresholds of the data
+// folder dir, as Suite does, and leaves the cases to Each.
+func OpenSuiteStream(dir string) (*SuiteStream, error) {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return nil, ErrNotStreamable
+	}
+	read := func(path string, limit int64) ([]byte, string, error) {
+		b, err := ReadFile(dir, path, limit)
+		if err != nil {
+			return nil, "", err
+		}
+		sum := sha256.Sum256(b)
+		return b, hex.EncodeToString(sum[:]), nil
+	}
+	var policy *suite.Policy
+	policySrc, policySum, err := read(filepath.Join(dir, PolicyFile), MaxDocumentBytes)
+	if err == nil {
+		policy, err = suite.ParsePolicy(filepath.Join(dir, PolicyFile), policySrc)
+	} else if errors.Is(err, os.ErrNotExist) {
+		err = nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	schemaSrc, _, err := read(filepath.Join(dir, SchemaFile), MaxDocumentBytes)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := CompileSchema(filepath.Join(dir, SchemaFile), schemaSrc)
+	if err != nil {
+		return nil, err
+	}
+	gatePath := filepath.Join(dir, GateFile)
+	gateSrc, gateSum, err := read(gatePath, MaxSmallJSONBytes)
+	if err != nil {
+		return nil, err
+	}
+	gate, err := Gate(gatePath, gateSrc)
+	if err != nil {
+		return nil, err
+	}
+	s := suite.NewSuite(policy, nil, gate)
+	s.Decisions = schema.Decisions
+	s.PolicySHA256, s.GateSHA256 = policySum, gateSum
+	return &SuiteStream{Suite: s, dir: dir, path: filepath.Join(dir, CasesFile), schema: schema}, nil
+}
+
+// Each parses the cases on all cores and calls yield with them in file
+// order, a batch at a time; a batch is not touched again once yielded.
+// It returns the number of cases. Case ids are checked for uniqueness by
+// hash: a repeated hash (a duplicate, or very rarely a collision) gives
+// ErrNotStreamable.
+func (ss *SuiteStream) Each(yield func(batch []*suite.Case) error) (int, error) {
+	f, err := Open(ss.dir, ss.path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	p := &caseParser{file: ss.path, schema: ss.schema, policy: ss.Suite.Policy, decisions: ss.schema.Decisions}
+	seen := make(map[uint64]struct{})
+	seed := maphash.MakeSeed()
+	n := 0
+	err = streamLines(newLineReader(ss.path, io.TeeReader(f, h)), p.parse, func(batch []*suite.Case) error {
+		for _, c := range batch {
+			k := maphash.String(seed, c.ID)
+			if _, dup := seen[k]; dup {
+				return ErrNotStreamable
+			}
+			seen[k] = struct{}{}
+		}
+		n += len(batch)
+		return yield(batch)
+	})
+	if err != nil {
+		return n, err
+	}
+	if n == 0 {
+		return 0, ErrNotStreamable
+	}
+	ss.Suite.CasesSHA256 = hex.EncodeToString(h.Sum(nil))
+	return n, nil
+}
+
+// streamLines is parseLines that hands each chunk of parsed lines to
+// yield in file order as soon as it and every chunk before it are
+// parsed, holding a few chunks at a time rather than the whole file.
+func streamLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, line int) (T, error), yield func([]T) error) error {
+	type span struct{ end, line int }
+	type chunk struct {
+		text  []byte
+		spans []span
+		out   []T
+		err   error
+		done  chan struct{}
+	}
+	const chunkLines = 256
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan *chunk)
+	// ordered holds the chunks in file order; its capacity bounds how far
+	// reading runs ahead of yield.
+	ordered := make(chan *chunk, 2*workers+2)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			d := newJSONDecoder()
+			for c := range jobs {
+				start := 0
+				for _, sp := range c.spans {
+					v, err := parse(d, c.text[start:sp.end], sp.line)
+					if err != nil {
+						c.err = err
+						break
+					}
+					c.out = append(c.out, v)
+					start = sp.end
+				}
+				c.text, c.spans = nil, nil
+				close(c.done)
+			}
+		})
+	}
+	var readErr error
+	go func() {
+		defer close(ordered)
+		defer close(jobs)
+		c := &chunk{done: make(chan struct{})}
+		send := func() bool {
+			select {
+			case ordered <- c:
+			case <-stop:
+				return false
+			}
+			select {
+			case jobs <- c:
+			case <-stop:
+				return false
+			}
+			c = &chunk{done: make(chan struct{})}
+			return true
+		}
+		for {
+			text, n, err := lr.next()
+			if err != nil {
+				if err != io.EOF {
+					readErr = err
+				}
+				break
+			}
+			c.text = append(c.text, text...)
+			c.spans = append(c.spans, span{len(c.text), n})
+			if len(c.spans) == chunkLines && !send() {
+				return
+			}
+		}
+		if len(c.spans) > 0 {
+			send()
+		}
+	}()
+	var err error
+	for c := range ordered {
+		if err != nil {
+			continue
+		}
+		<-c.done
+		if c.err != nil {
+			err = c.err
+		} else {
+			err = yield(c.out)
+		}
+		if err != nil {
+			close(stop)
+		}
+	}
+	wg.Wait()
+	if err == nil {
+		err = readErr
+	}
+	return err
+}
+
+// OutputStream reads one snapshot's outputs a line at a time.
+type OutputStream struct {
+	file      string
+	f         *os.File
+	h         hash.Hash
+	lr        *lineReader
+	d         *jsonDecoder
+	decisions suite.Vocabulary
+}
+
+// OpenOutputStream opens the outputs of file for reading with Next;
+// decisions are the decisions an output may give.
+func OpenOutputStream(file SnapshotFile, decisions suite.Vocabulary) (*OutputStream, error) {
+	f, err := file.Open()
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	return &OutputStream{file: file.Path, f: f, h: h, lr: newLineReader(file.Path, io.TeeReader(f, h)), d: newJSONDecoder(), decisions: decisions}, nil
+}
+
+// Next parses the next output line, io.EOF after the last. The Output
+// is the caller's to keep. A line with a trial gives ErrNotStreamable.
+func (o *OutputStream) Next() (*suite.Output, error) {
+	text, line, err := o.lr.next()
+	if err != nil {
+		return nil, err
+	}
+	out, err := parseOutput(o.d, o.file, line, text, o.decisions)
+	if err == nil && out.Trial != 0 {
+		err = ErrNotStreamable
+	}
+	return out, err
+}
+
+// SHA256 is the hash of the file as read so far: of the whole file once
+// Next has returned io.EOF.
+func (o *OutputStream) SHA256() string { return hex.EncodeToString(o.h.Sum(nil)) }
+
+// Close closes the file.
+func (o *OutputStream) Close() error { return o.f.Close() }

@@ -1,0 +1,164 @@
+package evaluator
+
+import (
+	"errors"
+	"io"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/judge"
+	"github.com/releasegate/releasegate/evaluator/load"
+	"github.com/releasegate/releasegate/evaluator/suite"
+)
+
+// StreamDir evaluates the data folder dir as EvaluateDir does, with the
+// same results, report and errors, in memory flat in the size of the
+// suite when every snapshot lists its outputs in suite order, one per
+// case and without trials (a merge join of cases and outputs; see
+// docs/design.md, "Scale: streaming evaluation"). The suite's cases are
+// read once and not kept; each case is judged in every snapshot as it
+// arrives and only a compact verdict stays. Any other folder, and any
+// bad input, is evaluated whole by EvaluateDir, which words every
+// problem; so is a folder that changes while it is read.
+//
+// The release it returns has no Suite.Cases and no Result.Cases: read
+// its cases with WriteJSON, WriteReport, FailingCases and the
+// comparisons.
+func StreamDir(dir string, opts StreamOptions) (*Release, error) {
+	rel, err := streamDir(dir)
+	if err != nil {
+		if opts.BeforeWhole != nil {
+			opts.BeforeWhole()
+		}
+		return EvaluateDir(dir, Options{})
+	}
+	return rel, nil
+}
+
+// StreamOptions tune StreamDir.
+type StreamOptions struct {
+	// BeforeWhole, when set, is called before a folder that cannot be
+	// streamed is evaluated whole: a caller that limited memory for a
+	// streamed suite lifts the limit there.
+	BeforeWhole func()
+}
+
+// streamedSnapshot is one snapshot being judged as its suite streams by.
+type streamedSnapshot struct {
+	file    load.SnapshotFile
+	outputs *load.OutputStream
+	batches chan []*suite.Case
+	next    int // the position of the next case
+	tally   decide.Tally
+	v       verdicts
+	err     error
+}
+
+func streamDir(dir string) (*Release, error) {
+	ss, err := load.OpenSuiteStream(dir)
+	if err != nil {
+		return nil, err
+	}
+	files, err := load.Snapshots(dir)
+	if err != nil {
+		return nil, err
+	}
+	gateFile := filepath.Join(dir, load.GateFile)
+	labels := make([]string, len(files))
+	for i, f := range files {
+		labels[i] = f.Label
+	}
+	if err := load.CheckBaseline(gateFile, ss.Suite.Gate, labels); err != nil {
+		return nil, err
+	}
+	table := &caseTable{}
+	snaps := make([]*streamedSnapshot, len(files))
+	for i, f := range files {
+		out, err := load.OpenOutputStream(f, ss.Suite.Decisions)
+		if err != nil {
+			for _, s := range snaps[:i] {
+				s.outputs.Close()
+			}
+			return nil, err
+		}
+		defer out.Close()
+		snaps[i] = &streamedSnapshot{file: f, outputs: out, batches: make(chan []*suite.Case, 4), v: verdicts{cases: table}}
+	}
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for _, s := range snaps {
+		wg.Go(func() {
+			for batch := range s.batches {
+				if s.err == nil {
+					s.err = s.judge(ss.Suite.Policy, batch)
+					if s.err != nil {
+						failed.Store(true)
+					}
+				}
+			}
+			if s.err == nil {
+				// Every case is answered: the file must end here.
+				if _, err := s.outputs.Next(); err != io.EOF {
+					s.err = load.ErrNotStreamable
+				}
+			}
+		})
+	}
+	n, err := ss.Each(func(batch []*suite.Case) error {
+		if failed.Load() {
+			return load.ErrNotStreamable
+		}
+		for _, c := range batch {
+			table.add(c)
+		}
+		for _, s := range snaps {
+			s.batches <- batch
+		}
+		return nil
+	})
+	for _, s := range snaps {
+		close(s.batches)
+	}
+	wg.Wait()
+	errs := []error{err}
+	for _, s := range snaps {
+		errs = append(errs, s.err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	rel := &Release{Suite: ss.Suite, Snapshots: make([]*Snapshot, len(snaps)), streamedCases: n}
+	for i, s := range snaps {
+		r, m := resultOf(ss.Suite, s.file.Label, &s.tally, 0)
+		r.Inputs.OutputsSHA256 = s.outputs.SHA256()
+		r.Meta = s.file.Meta
+		r.streamed = &s.v
+		rel.Snapshots[i] = &Snapshot{Result: r, Metrics: m}
+	}
+	if err := rel.Compare(gateFile); err != nil {
+		return nil, err
+	}
+	return rel, nil
+}
+
+// judge judges the next outputs against a batch of cases: the outputs
+// must answer the cases one for one, in order.
+func (s *streamedSnapshot) judge(policy *suite.Policy, batch []*suite.Case) error {
+	for _, c := range batch {
+		out, err := s.outputs.Next()
+		if err != nil {
+			return err
+		}
+		if out.CaseID != c.ID || (out.Decision == "" && c.Expected.JudgesDecision()) {
+			return load.ErrNotStreamable
+		}
+		fs := judge.Case(c, out, policy)
+		s.tally.AddOutput(out.LatencyMS, out.CostUSD)
+		s.tally.AddCase(c.Severity, len(fs) == 0)
+		s.v.add(s.next, fs)
+		s.next++
+	}
+	return nil
+}

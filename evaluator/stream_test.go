@@ -1,0 +1,229 @@
+package evaluator
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/releasegate/releasegate/evaluator/gensuite"
+)
+
+// everything is what evaluate --all writes for a release: each results
+// file, the report and the table, in one string to compare.
+func everything(t testing.TB, rel *Release) string {
+	var b strings.Builder
+	for _, s := range rel.Snapshots {
+		fmt.Fprintf(&b, "== results/%s.json\n%s", s.Label(), s.JSON())
+		fmt.Fprintf(&b, "== failing %d\n", len(s.FailingCases()))
+	}
+	fmt.Fprintf(&b, "== RELEASE_REPORT.md\n%s== table\n%s", rel.Report(), rel.Table())
+	fmt.Fprintf(&b, "== array\n%s", EncodeJSON(func() []Result {
+		var rs []Result
+		for _, s := range rel.Snapshots {
+			rs = append(rs, s.Result)
+		}
+		return rs
+	}()))
+	return b.String()
+}
+
+// generated writes a suite of n cases in a temporary folder and lets edit
+// change it.
+func generated(t *testing.T, n int, edit func(dir string)) string {
+	dir := filepath.Join(t.TempDir(), "data")
+	if err := gensuite.Write(sampleDir, dir, n); err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(dir)
+	}
+	return dir
+}
+
+// editFile rewrites one file of dir.
+func editFile(t *testing.T, dir, name string, edit func([]byte) []byte) {
+	path := filepath.Join(dir, name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, edit(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStreamDirMatchesEvaluateDir holds the streamed evaluation to the
+// whole one: every byte of every results file, the report and the table
+// are the same, and so is the error for bad input; folders that cannot
+// be streamed are evaluated whole.
+func TestStreamDirMatchesEvaluateDir(t *testing.T) {
+	reversed := func(b []byte) []byte {
+		lines := bytes.SplitAfter(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
+		slices.Reverse(lines)
+		return append(bytes.Join(lines, []byte("\n")), '\n')
+	}
+	dropLast := func(b []byte) []byte {
+		lines := bytes.SplitAfter(b, []byte("\n"))
+		return bytes.Join(lines[:len(lines)-2], nil)
+	}
+	for _, tc := range []struct {
+		name     string
+		dir      func(t *testing.T) string
+		streamed bool
+	}{
+		{"sample", func(*testing.T) string { return sampleDir }, true},
+		{"airline", func(*testing.T) string { return "../examples/airline" }, false},
+		{"minimal", func(*testing.T) string { return "../examples/minimal" }, true},
+		{"noise", func(*testing.T) string { return "../examples/noise" }, false},
+		{"imported", func(*testing.T) string { return "../examples/imported" }, false},
+		{"generated", func(t *testing.T) string { return generated(t, 3_001, nil) }, true},
+		{"generated with a baseline", func(t *testing.T) string {
+			return generated(t, 1_000, func(dir string) {
+				editFile(t, dir, "gate.json", func(b []byte) []byte {
+					return bytes.Replace(b, []byte("{"), []byte(`{"baseline": "candidate-v2",`), 1)
+				})
+			})
+		}, true},
+		{"outputs out of order", func(t *testing.T) string {
+			return generated(t, 500, func(dir string) {
+				editFile(t, dir, "outputs/candidate-v2.jsonl", reversed)
+			})
+		}, false},
+		{"an output missing", func(t *testing.T) string {
+			return generated(t, 500, func(dir string) {
+				editFile(t, dir, "outputs/candidate-v3.jsonl", dropLast)
+			})
+		}, false},
+		{"a case without outputs", func(t *testing.T) string {
+			return generated(t, 500, func(dir string) {
+				editFile(t, dir, "cases.jsonl", func(b []byte) []byte {
+					return append(b, bytes.Replace(bytes.SplitAfter(b, []byte("\n"))[0], []byte("GEN-000001"), []byte("GEN-EXTRA"), 1)...)
+				})
+			})
+		}, false},
+		{"a duplicate case", func(t *testing.T) string {
+			return generated(t, 500, func(dir string) {
+				editFile(t, dir, "cases.jsonl", func(b []byte) []byte {
+					return bytes.Replace(b, []byte("GEN-000002"), []byte("GEN-000001"), 1)
+				})
+			})
+		}, false},
+		{"a bad output line", func(t *testing.T) string {
+			return generated(t, 500, func(dir string) {
+				editFile(t, dir, "outputs/candidate-v3.jsonl", func(b []byte) []byte {
+					return bytes.Replace(b, []byte(`"latency_ms":`), []byte(`"latency_ms":"x",`), 1)
+				})
+			})
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tc.dir(t)
+			want, wantErr := EvaluateDir(dir, Options{})
+			whole := false
+			got, gotErr := StreamDir(dir, StreamOptions{BeforeWhole: func() { whole = true }})
+			if whole == tc.streamed {
+				t.Errorf("evaluated whole: %v, want %v", whole, !tc.streamed)
+			}
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("StreamDir: %v\nEvaluateDir: %v", gotErr, wantErr)
+			}
+			if wantErr != nil {
+				return
+			}
+			if streamed := got.Snapshots[0].Result.streamed != nil; streamed != tc.streamed {
+				t.Errorf("streamed = %v, want %v", streamed, tc.streamed)
+			}
+			if g, w := everything(t, got), everything(t, want); g != w {
+				t.Errorf("streamed evaluation differs from the whole one:\n%s", firstDifference(g, w))
+			}
+		})
+	}
+}
+
+// firstDifference shows where two long texts part.
+func firstDifference(got, want string) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	from := max(0, i-200)
+	return fmt.Sprintf("got  …%s…\nwant …%s…", got[from:min(len(got), i+200)], want[from:min(len(want), i+200)])
+}
+
+// peakLiveHeap runs f with the collector running often and reports the
+// most heap that was live at the end of any collection meanwhile: what
+// f holds, with little of the garbage it leaves.
+func peakLiveHeap(t *testing.T, f func()) uint64 {
+	defer debug.SetGCPercent(debug.SetGCPercent(5))
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	f()
+	close(done)
+	<-stopped
+	return peak.Load()
+}
+
+// TestStreamDirMemory checks that what evaluate --all holds does not grow
+// with the suite but by a compact verdict per case: the peak live heap
+// of judging 100,000 cases × 3 snapshots and writing their results
+// exceeds that of 10,000 by less than maxBytesPerCase for each case
+// added. Judging the suite whole holds about 1,000 bytes a case.
+func TestStreamDirMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 110,000 cases")
+	}
+	const small, large, maxBytesPerCase = 10_000, 100_000, 250
+	peak := func(n int) uint64 {
+		dir := generated(t, n, nil)
+		return peakLiveHeap(t, func() {
+			rel, err := StreamDir(dir, StreamOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rel.Snapshots[0].Result.streamed == nil {
+				t.Fatal("the generated suite was not streamed")
+			}
+			for _, s := range rel.Snapshots {
+				if err := s.Result.WriteJSON(io.Discard); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := rel.WriteReport(io.Discard); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	a, b := peak(small), peak(large)
+	perCase := (float64(b) - float64(a)) / (large - small)
+	t.Logf("peak live heap: %.1f MB at %d cases, %.1f MB at %d: %.0f bytes per case added", float64(a)/1e6, small, float64(b)/1e6, large, perCase)
+	if perCase > maxBytesPerCase {
+		t.Errorf("the heap grows by %.0f bytes per case, more than %d", perCase, maxBytesPerCase)
+	}
+}
