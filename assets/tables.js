@@ -562,7 +562,7 @@
   // ---- Compare any two snapshots ----
 
   // isFailing reads a status letter of data/matrix.js: P passed, F failed,
-  // M failed with no output.
+  // M failed with no output at all (with trials, in none of them).
   function isFailing(letter) { return letter !== "P"; }
 
   function gateChange(gate, a, b) {

@@ -74,7 +74,7 @@ func (v *view) casesData() ([]byte, error) {
 const (
 	statusPass    = 'P'
 	statusFail    = 'F'
-	statusMissing = 'M' // failed with missing_output
+	statusMissing = 'M' // failed with no output at all (with trials, in none of them)
 )
 
 // matrixData is data/matrix.js: per snapshot its decision, gates and a
@@ -177,7 +177,7 @@ func statusLetters(s *evaluator.Snapshot) string {
 		switch {
 		case c.Passed:
 			b[i] = statusPass
-		case s.Outputs[i] == nil:
+		case hasNoOutput(s, i):
 			b[i] = statusMissing
 		default:
 			b[i] = statusFail
