@@ -562,7 +562,7 @@
   // ---- Compare any two snapshots ----
 
   // isFailing reads a status letter of data/matrix.js: P passed, F failed,
-  // M failed with no output.
+  // M failed with no output at all (with trials, in none of them).
   function isFailing(letter) { return letter !== "P"; }
 
   function gateChange(gate, a, b) {
@@ -663,8 +663,8 @@
         var ga = m.gates[a][gi];
         rows.push(el("tr", { "data-gate": gb.gate }, [
           el("th", { scope: "row" }, [gb.name]),
-          el("td", inA, [ga.observed + " ", badge(ga.passed)]),
-          el("td", inB, [gb.observed + " ", badge(gb.passed)]),
+          el("td", inA, [ga.observed + (ga.settle ? "; " + ga.settle : "") + " ", badge(ga.passed)]),
+          el("td", inB, [gb.observed + (gb.settle ? "; " + gb.settle : "") + " ", badge(gb.passed)]),
           el("td", inChange, [gateChange(gb.gate, ga.value, gb.value)])
         ]));
       });

@@ -74,7 +74,7 @@ func (v *view) casesData() ([]byte, error) {
 const (
 	statusPass    = 'P'
 	statusFail    = 'F'
-	statusMissing = 'M' // failed with missing_output
+	statusMissing = 'M' // failed with no output at all (with trials, in none of them)
 )
 
 // matrixData is data/matrix.js: per snapshot its decision, gates and a
@@ -107,6 +107,9 @@ type matrixGate struct {
 	Observed string   `json:"observed"`
 	Value    *float64 `json:"value"`
 	Passed   bool     `json:"passed"`
+	// Settle says what would settle an inconclusive gate, as the
+	// evaluator counts it; absent otherwise.
+	Settle string `json:"settle,omitempty"`
 }
 
 func (v *view) matrixData() ([]byte, error) {
@@ -163,6 +166,9 @@ func matrixGates(s *evaluator.Snapshot, rows []GateRow, specs []*decide.Spec) []
 		}
 		g := rows[i]
 		mg := matrixGate{Gate: g.Gate, Name: g.Name, Observed: g.Observed, Passed: g.Passed}
+		if gr := &s.Result.Gates[i]; gr.Inconclusive {
+			mg.Settle = "not proven: " + settleWords(gr, s.Result.CasesTotal)
+		}
 		if spec.Kind == decide.AgainstLimit {
 			mg.Value = s.Result.Gates[i].Observed
 		}
@@ -177,7 +183,7 @@ func statusLetters(s *evaluator.Snapshot) string {
 		switch {
 		case c.Passed:
 			b[i] = statusPass
-		case s.Outputs[i] == nil:
+		case hasNoOutput(s, i):
 			b[i] = statusMissing
 		default:
 			b[i] = statusFail

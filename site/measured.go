@@ -100,3 +100,18 @@ func gateCoverage(g *decide.GateResult, observed string, c coverage) string {
 	}
 	return observed
 }
+
+// hasNoOutput reports whether the snapshot has no output at all for case
+// j: with trials, in none of its trials. Such a case fails, but says
+// nothing about the agent.
+func hasNoOutput(s *evaluator.Snapshot, j int) bool {
+	if s.TrialOutputs == nil {
+		return s.Outputs[j] == nil
+	}
+	for _, outs := range s.TrialOutputs {
+		if outs[j] != nil {
+			return false
+		}
+	}
+	return true
+}

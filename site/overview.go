@@ -384,7 +384,7 @@ func change(rel *evaluator.Release, paths resultPaths, prev, cur *evaluator.Snap
 		link := CaseLink{ID: cs.ID, Href: paths.history(j)}
 		was, is := prev.Result.Cases[j].Passed, cur.Result.Cases[j].Passed
 		switch {
-		case cur.Outputs[j] == nil && prev.Outputs[j] != nil:
+		case hasNoOutput(cur, j) && !hasNoOutput(prev, j):
 			c.NoOutput = append(c.NoOutput, link)
 		case flakyEither(prev, cur, j):
 			f := FlakyChange{CaseLink: link, Was: verdictWithTrials(prev, j), Is: verdictWithTrials(cur, j)}

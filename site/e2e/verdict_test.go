@@ -277,6 +277,14 @@ func TestCompareFiguresEqualTheEvaluator(t *testing.T) {
 					t.Errorf("%s: %q, want p = %v", ca.ID, text, wantP)
 				}
 			}
+			// An inconclusive pass rate says what would settle it.
+			rate, err := eval[string](tb, `document.querySelector("#compare-result tr[data-gate=pass_rate]").textContent`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if settles := strings.Contains(rate, "not proven: about 3,135 cases at the same pass rate"); settles != (pair[0] == "run-b" || pair[1] == "run-b") {
+				t.Errorf("the pass-rate row reads %q", rate)
+			}
 			saveShot(t, tb, filepath.Join(dir, "compare-"+pair[0]+"-"+pair[1]+"-390x844.png"))
 			// The lists, with the numbers and the flips that could be
 			// chance unfolded.
