@@ -240,7 +240,7 @@ func TestReferenceCheckCanFail(t *testing.T) {
 		want   string
 	}{
 		{"no markers", replace(referenceBegin, ""), "no <!-- commands:begin -->"},
-		{"usage drifted", replace("releasegate init DIR\n", "releasegate init [DIR]\n"), "usage of init"},
+		{"usage drifted", replace("releasegate init [--template NAME] DIR\n", "releasegate init [--template NAME] [DIR]\n"), "usage of init"},
 		{"unknown flag", replace("\n### `releasegate version`", "\nUse `--bogus` too.\n\n### `releasegate version`"), "mentions --bogus"},
 		{"flag not mentioned", func(s string) string {
 			return strings.ReplaceAll(strings.Replace(s, "`--junit`, ", "", 1), " [--junit F]", "")
