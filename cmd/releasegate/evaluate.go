@@ -159,7 +159,7 @@ func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
 		stdout.Write(evaluator.EncodeJSON(results))
 	case !ci.quiet:
 		fmt.Fprint(stdout, colourTable(rel, paletteFor(stdout)))
-		fmt.Fprintf(stdout, "\nwrote %s and %d results files in %s\n", filepath.Join(out, "RELEASE_REPORT.md"), len(rel.Snapshots), filepath.Join(out, "results"))
+		fmt.Fprintf(stdout, "\nwrote %s and %s in %s\n", filepath.Join(out, "RELEASE_REPORT.md"), plural(len(rel.Snapshots), "results file"), filepath.Join(out, "results"))
 	}
 	return exitOK
 }
@@ -299,7 +299,7 @@ func evaluateOne(data, cases, outputs, label, output, baselineFile string, ci ci
 		stdout.Write(snap.JSON())
 	case !ci.quiet:
 		p := paletteFor(stdout)
-		fmt.Fprintf(stdout, "%s: %s (%s passed, %d critical failures, p95 %s, average %s)\n", label, p.decision(r.Decision), snap.PassCount(), r.CriticalFailures, snap.P95Text(), snap.AvgCostText())
+		fmt.Fprintf(stdout, "%s: %s (%s passed, %s, p95 %s, average %s)\n", label, p.decision(r.Decision), snap.PassCount(), plural(r.CriticalFailures, "critical failure"), snap.P95Text(), snap.AvgCostText())
 		fmt.Fprintf(stdout, "  %s\n", snap.PassRateSentence(s.Gate.Confidence))
 		for _, c := range snap.Comparisons() {
 			fmt.Fprintf(stdout, "  %s\n", c.Heading())

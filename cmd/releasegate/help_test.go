@@ -10,13 +10,13 @@ import (
 	"testing"
 )
 
-// The README's command reference lies between these markers: per
+// The command reference, docs/commands.md, holds between these markers: per
 // command a "### `releasegate NAME`" heading, its summary, a fenced block
 // holding exactly the "Usage:" lines of its help, and its flags.
 const (
 	referenceBegin = "<!-- commands:begin -->"
 	referenceEnd   = "<!-- commands:end -->"
-	readmePath     = "../../README.md"
+	referencePath  = "../../docs/commands.md"
 )
 
 // flagMention finds flags in free text: "--data", "-o", but not the dash
@@ -151,13 +151,13 @@ func TestHelpFlagsExist(t *testing.T) {
 	}
 }
 
-func TestREADMECommandReference(t *testing.T) {
-	readme, err := os.ReadFile(readmePath)
+func TestCommandReference(t *testing.T) {
+	readme, err := os.ReadFile(referencePath)
 	if err != nil {
-		t.Fatalf("%v; the README must hold the command reference:\n\n%s", err, commandReference())
+		t.Fatalf("%v; docs/commands.md must hold the command reference:\n\n%s", err, commandReference())
 	}
 	if problems := referenceProblems(string(readme)); len(problems) > 0 {
-		t.Errorf("README.md's command reference is out of step with the help texts:\n  %s\n\nThe section the help texts call for:\n\n%s",
+		t.Errorf("docs/commands.md is out of step with the help texts:\n  %s\n\nThe section the help texts call for:\n\n%s",
 			strings.Join(problems, "\n  "), commandReference())
 	}
 }

@@ -66,7 +66,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, helpText(fs, initHelp))
 		return exitOK
 	case err != nil:
-		return usageError(stderr, "init", "%v", err)
+		return usageError(stderr, "init", "%v%s", err, flagHint(fs, err))
 	case len(positional) == 0:
 		return usageError(stderr, "init", "give the folder to create the project in")
 	case len(positional) > 1:
