@@ -212,7 +212,7 @@ func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, 
 	opaque := p.schema == nil || p.schema.opaqueInput
 	v, rawInput, err := d.decode(text, "input", opaque)
 	if err != nil {
-		return nil, &suite.InputError{File: file, Line: line, Msg: err.Error()}
+		return nil, lineError(file, line, text, err)
 	}
 	// An id no data folder may use is worded here, before the schema
 	// (which may well refuse it too, with less to say on how to fix it).

@@ -138,7 +138,7 @@ func parseOutputTokens(d *jsonDecoder, file string, line int, text []byte, decis
 		})
 	})
 	if err != nil {
-		return nil, &suite.InputError{File: file, Line: line, Msg: err.Error()}
+		return nil, lineError(file, line, text, err)
 	}
 	for i, name := range outputFields {
 		if seen&(1<<i) == 0 && requiredOutputFields&(1<<i) != 0 {
