@@ -121,7 +121,7 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 	h := sha256.New()
 	cases, err := Cases(casesPath, io.TeeReader(casesFile, h), schema, policy, opts.KeepInputs)
 	if err != nil {
-		return nil, err
+		return nil, caseProblems(err, dir, casesPath, opts.CasesPath != "", schema, policy)
 	}
 	casesSum := hex.EncodeToString(h.Sum(nil))
 	s := suite.NewSuite(policy, cases, gate)

@@ -51,6 +51,8 @@ type InputErrors struct {
 	Problems []*InputError
 	// More counts the problems found beyond Problems.
 	More int
+	// Uncounted is set when counting stopped early: there may be more.
+	Uncounted bool
 }
 
 // Error lists the problems one a line, then how many more there are.
@@ -60,6 +62,8 @@ func (e *InputErrors) Error() string {
 		lines = append(lines, p.Error())
 	}
 	switch {
+	case e.Uncounted:
+		lines = append(lines, fmt.Sprintf("… and %d or more further problems (fix these and run again)", e.More))
 	case e.More == 1:
 		lines = append(lines, "… and 1 more problem")
 	case e.More > 1:
