@@ -316,6 +316,7 @@ func TestWorkflowsUseRealCommands(t *testing.T) {
 	files, _ := filepath.Glob("../../.github/workflows/*.yml")
 	starterFiles, _ := filepath.Glob("starter/.github/workflows/*.yml")
 	files = append(files, starterFiles...)
+	files = append(files, "../../action.yml")
 	if len(files) < 4 {
 		t.Fatalf("found %d workflow files, want this repository's two and the starter's two", len(files))
 	}
@@ -333,7 +334,7 @@ func TestWorkflowsUseRealCommands(t *testing.T) {
 		}
 		script := strings.ReplaceAll(strings.Join(code, "\n"), "\\\n", " ")
 		calls := workflowCall.FindAllStringSubmatch(script, -1)
-		if len(calls) == 0 {
+		if len(calls) == 0 && !strings.Contains(script, "uses: releasegate/releasegate@") {
 			t.Errorf("%s runs no releasegate command", f)
 		}
 		for _, call := range calls {

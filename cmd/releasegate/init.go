@@ -77,6 +77,8 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failure(stderr, err)
 	}
+	release := releaseOf(buildInfo())
+	files = pinWorkflows(files, release)
 	if err := writeStarter(dir, files); err != nil {
 		return failure(stderr, err)
 	}
@@ -85,7 +87,36 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  cd %s\n", dir)
 	}
 	fmt.Fprint(stdout, "  releasegate serve --watch    # the site at http://127.0.0.1:8080\n  releasegate build            # the whole site in public/\n")
+	if release == "" {
+		fmt.Fprintf(stdout, "\nThis releasegate is a development build, so the workflows in .github/workflows\nuse the latest release; pin them by writing a release tag (vX.Y.Z) for %s\nand %s.\n", starterActionRef, starterVersion)
+	}
 	return exitOK
+}
+
+// The starter workflows install releasegate with the action at the root
+// of this repository, named with these two strings; init pins both to
+// the release that writes them, so a project keeps the version it was
+// made with until someone upgrades it on purpose.
+const (
+	starterActionRef = "releasegate/releasegate@main"
+	starterVersion   = "version: latest"
+)
+
+// pinWorkflows returns files with the workflows pinned to release, or
+// unchanged when release is "" (a development build).
+func pinWorkflows(files []starterFile, release string) []starterFile {
+	if release == "" {
+		return files
+	}
+	out := make([]starterFile, len(files))
+	for i, f := range files {
+		if strings.HasPrefix(f.path, ".github/workflows/") {
+			text := strings.ReplaceAll(string(f.data), starterActionRef, "releasegate/releasegate@"+release)
+			f.data = []byte(strings.ReplaceAll(text, starterVersion, "version: "+release))
+		}
+		out[i] = f
+	}
+	return out
 }
 
 // starterFiles lists every file of a new project, in path order: the
