@@ -136,6 +136,9 @@ func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
 	if err := site.CheckOut(data, out); err != nil {
 		return failure(stderr, err)
 	}
+	if err := load.DataFolderProblem(data); err != nil {
+		return failure(stderr, err)
+	}
 	// HANDOFF.md is not evaluated, but a data folder that build refuses is
 	// refused here too, before CI goes on to build it.
 	if err := load.Check(data, filepath.Join(data, load.HandoffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {

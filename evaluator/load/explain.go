@@ -2,7 +2,11 @@ package load
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -225,4 +229,152 @@ func unknownName(what, name string, known []string) (msg, fix string) {
 		return fmt.Sprintf("unknown %s; did you mean %q?", what, best), "rename it, or use one of " + list
 	}
 	return "unknown " + what, "use " + list
+}
+
+// missingField words a required member that a line lacks: when the line
+// has a member whose name looks like a slip of it ("toolcalls",
+// "latency"), that member is named as the likely cause.
+func missingField(name string, others []string) string {
+	for _, o := range others {
+		if best, ok := suggest.Closest(o, []string{name}); ok && best == name {
+			return fmt.Sprintf("missing required field; the line has %q — did you mean %q?", o, name)
+		}
+	}
+	return "missing required field — add \"" + name + "\" to the line"
+}
+
+// What each required input of a data folder is, for the message when it
+// is missing.
+var missingFix = map[string]string{
+	SchemaFile: "add case.schema.json, the JSON Schema every line of cases.jsonl must satisfy (releasegate init writes one to start from)",
+	GateFile:   `add gate.json with the thresholds, such as {"min_pass_rate": 0.9, "max_critical_failures": 0, "max_p95_latency_ms": 2500, "max_avg_cost_usd": 0.02}`,
+	OutputsDir: "add the folder outputs/ with one <label>.jsonl per snapshot of the agent's answers",
+	CasesFile:  "add cases.jsonl, the suite: one case per line",
+}
+
+// missingFile words err, from reading the required input at path, when
+// the input is not there; any other error is returned as it is.
+func missingFile(err error, path string) error {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return &suite.InputError{File: path, Msg: "missing", Fix: missingFix[filepath.Base(path)]}
+}
+
+// DataFolderProblem is the error for dir given as the data folder when
+// it is not one (see folderProblem), nil when it is.
+func DataFolderProblem(dir string) error {
+	if e := folderProblem(dir, true); e != nil {
+		return e
+	}
+	return nil
+}
+
+// folderProblem says what is wrong when dir, given as the data folder,
+// is not one: it is missing, a file, or a folder without the inputs, such
+// as the project folder above the data folder or the outputs/ folder
+// inside it. It names what it expected and what it found, and the --data
+// to use when it can tell. nil when dir has what a data folder needs
+// (cases.jsonl only when needCases).
+func folderProblem(dir string, needCases bool) *suite.InputError {
+	const want = "a data folder holds cases.jsonl, case.schema.json, gate.json and outputs/"
+	info, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		e := &suite.InputError{File: dir, Msg: "no such folder", Fix: "run from the folder that holds " + dir + "/, or give the data folder with --data DIR"}
+		if isDataFolder(".") {
+			e.Msg = "no such folder, but the current folder is a data folder"
+			e.Fix = "run with --data . (or from the folder above it)"
+		} else if found := findDataFolder("."); found != "" {
+			e.Fix = "give the data folder with --data " + found + "; " + want
+		}
+		return e
+	case !info.IsDir():
+		e := &suite.InputError{File: dir, Msg: "is a file, not a folder", Fix: "give --data the folder; " + want}
+		if parent := filepath.Dir(dir); isDataFolder(parent) {
+			e.Fix = "give --data the folder that holds it: --data " + parent
+		}
+		return e
+	case isDataFolder(dir) || (!needCases && (hasAll(dir, SchemaFile) || hasAll(dir, GateFile))):
+		return nil
+	}
+	e := &suite.InputError{File: dir, Msg: "not a data folder: " + foundText(dir), Fix: want}
+	switch parent := filepath.Dir(filepath.Clean(dir)); {
+	case isDataFolder(filepath.Join(dir, "data")):
+		e.Msg = "this is the project folder, not the data folder inside it"
+		e.Fix = "use --data " + filepath.Join(dir, "data")
+	case filepath.Base(filepath.Clean(dir)) == OutputsDir && isDataFolder(parent):
+		e.Msg = "this is the snapshots folder (outputs/), not the data folder that holds it"
+		e.Fix = "use --data " + parent
+	case isDataFolder(parent):
+		e.Msg = "this is a folder inside the data folder, not the data folder"
+		e.Fix = "use --data " + parent
+	default:
+		if found := findDataFolder(dir); found != "" {
+			e.Fix = "use --data " + found + "; " + want
+		}
+	}
+	return e
+}
+
+// isDataFolder reports whether dir holds cases.jsonl, which makes it a
+// data folder (any other input it lacks is named as missing).
+func isDataFolder(dir string) bool { return hasAll(dir, CasesFile) }
+
+// hasAll reports whether dir holds every one of names.
+func hasAll(dir string, names ...string) bool {
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// findDataFolder looks one and two levels below dir for a data folder,
+// as the folder above a project or a project is likely to hold one; ""
+// when there is none. Only the first entries are looked at.
+func findDataFolder(dir string) string {
+	const maxEntries = 64
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for i, e := range entries {
+		if i == maxEntries {
+			break
+		}
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		sub := filepath.Join(dir, e.Name())
+		if isDataFolder(sub) {
+			return sub
+		}
+		if isDataFolder(filepath.Join(sub, "data")) {
+			return filepath.Join(sub, "data")
+		}
+	}
+	return ""
+}
+
+// foundText lists what dir holds, shortly: "it holds README.md, src/ and
+// 3 more" or "it is empty".
+func foundText(dir string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) == 0 {
+		return "it is empty"
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() {
+			n += "/"
+		}
+		names = append(names, n)
+	}
+	if len(names) > 4 {
+		return fmt.Sprintf("it holds %s and %d more", strings.Join(names[:4], ", "), len(names)-4)
+	}
+	return "it holds " + strings.Join(names, ", ")
 }

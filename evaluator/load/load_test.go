@@ -193,7 +193,7 @@ func TestCasesBadInput(t *testing.T) {
 		{"valid", good + "\n\n" + strings.Replace(good, "ER-100", "ER-101", 1), ""},
 		{"malformed JSON", "\n" + good[:30], "cases.jsonl:2:31: invalid JSON: the line ends before the value does"},
 		{"unknown severity", replace(`"major"`, `"urgent"`), "cases.jsonl:1: severity:"},
-		{"unknown decision", replace(`"decision":"reject"`, `"decision":"refund"`), "cases.jsonl:1: expected.decision: breaks case.schema.json: value must be one of 'approve', 'request_receipt', 'escalate_finance', 'reject', 'no_op'"},
+		{"unknown decision", replace(`"decision":"reject"`, `"decision":"refund"`), "cases.jsonl:1: expected.decision: breaks case.schema.json#/properties/expected/properties/decision/enum: value must be one of 'approve', 'request_receipt', 'escalate_finance', 'reject', 'no_op'"},
 		{"missing field", replace(`"title":"t",`, ""), "cases.jsonl:1: title:"},
 		{"mistyped field", replace(`"input":{"claim_id":"C-1"}`, `"input":"C-1"`), "cases.jsonl:1: input:"},
 		{"case id with a leading space", replace(`"ER-100"`, `" ER-100"`), `cases.jsonl:1: case_id: " ER-100" begins with white space (U+0020)`},
@@ -203,8 +203,8 @@ func TestCasesBadInput(t *testing.T) {
 		{"empty case id", replace(`"ER-100"`, `""`), "cases.jsonl:1: case_id: must not be empty"},
 		{"case id of 257 characters", replace(`"ER-100"`, `"`+strings.Repeat("é", 257)+`"`), "cases.jsonl:1: case_id: \"" + strings.Repeat("é", 60) + "\"… is 257 characters long; a case id has at most 256: shorten it"},
 		{"outdated expected citation", replace(`"ER-2026.10 §5.1"`, `"ER-2026.08 §6.1"`), `cases.jsonl:1: expected.citations[0]:`},
-		{"two expected calls", replace(`"tool_calls":[{"name":"reject_expense","arguments":{"claim_id":"C-1"}}]`, `"tool_calls":[{"name":"reject_expense","arguments":{}},{"name":"reject_expense","arguments":{}}]`), "cases.jsonl:1: expected.tool_calls: breaks case.schema.json: maxItems: got 2, want 1"},
-		{"no_op with a call", replace(`"decision":"reject"`, `"decision":"no_op"`), "cases.jsonl:1: expected.tool_calls: breaks case.schema.json: maxItems: got 1, want 0"},
+		{"two expected calls", replace(`"tool_calls":[{"name":"reject_expense","arguments":{"claim_id":"C-1"}}]`, `"tool_calls":[{"name":"reject_expense","arguments":{}},{"name":"reject_expense","arguments":{}}]`), "cases.jsonl:1: expected.tool_calls: breaks case.schema.json#/properties/expected/else/properties/tool_calls/maxItems: maxItems: got 2, want 1"},
+		{"no_op with a call", replace(`"decision":"reject"`, `"decision":"no_op"`), "cases.jsonl:1: expected.tool_calls: breaks case.schema.json#/properties/expected/then/properties/tool_calls/maxItems: maxItems: got 1, want 0"},
 		{"call is forbidden", replace(`["approve_expense"]`, `["reject_expense"]`), "cases.jsonl:1: expected."},
 		{"duplicate case id", good + "\n" + good, `cases.jsonl:2: case_id: duplicate case_id "ER-100" (first at line 1)`},
 		{"empty suite", "\n\n", "cases.jsonl: the suite has no cases"},
@@ -328,7 +328,7 @@ func TestSchemaMessageIsStable(t *testing.T) {
 	s := sampleSuite(t)
 	schema := sampleSchema(t)
 	line := `{"zeta":1,"case_id":"ER-1","alpha":2,"title":"t","severity":"minor","input":{},"expected":{"decision":"no_op","tool_calls":[],"citations":[],"forbidden_tools":[]},"mid":3}`
-	const want = "cases.jsonl:1: alpha: breaks case.schema.json: additional properties 'alpha', 'mid', 'zeta' not allowed"
+	const want = "cases.jsonl:1: alpha: breaks case.schema.json#/additionalProperties: additional properties 'alpha', 'mid', 'zeta' not allowed"
 	for range 20 {
 		_, err := Cases("cases.jsonl", strings.NewReader(line), schema, s.Policy, false)
 		if err == nil || err.Error() != want {

@@ -231,9 +231,9 @@ func TestSampleSchemaKeepsTheCallCount(t *testing.T) {
 	schema := sampleSchema(t)
 	base := `{"case_id":"ER-100","title":"t","severity":"major","input":{},"expected":{"decision":"reject","tool_calls":[{"name":"reject_expense","arguments":{}}],"citations":[],"forbidden_tools":[]}}`
 	tests := map[string]string{
-		strings.Replace(base, `[{"name":"reject_expense","arguments":{}}]`, `[]`, 1):                                                        "cases.jsonl:1: expected.tool_calls: breaks case.schema.json: minItems: got 0, want 1",
-		strings.Replace(base, `[{"name":"reject_expense","arguments":{}}]`, `[{"name":"a","arguments":{}},{"name":"b","arguments":{}}]`, 1): "cases.jsonl:1: expected.tool_calls: breaks case.schema.json: maxItems: got 2, want 1",
-		strings.Replace(base, `"reject"`, `"no_op"`, 1):                                                                                     "cases.jsonl:1: expected.tool_calls: breaks case.schema.json: maxItems: got 1, want 0",
+		strings.Replace(base, `[{"name":"reject_expense","arguments":{}}]`, `[]`, 1):                                                        "cases.jsonl:1: expected.tool_calls: breaks case.schema.json#/properties/expected/else/properties/tool_calls/minItems: minItems: got 0, want 1",
+		strings.Replace(base, `[{"name":"reject_expense","arguments":{}}]`, `[{"name":"a","arguments":{}},{"name":"b","arguments":{}}]`, 1): "cases.jsonl:1: expected.tool_calls: breaks case.schema.json#/properties/expected/else/properties/tool_calls/maxItems: maxItems: got 2, want 1",
+		strings.Replace(base, `"reject"`, `"no_op"`, 1):                                                                                     "cases.jsonl:1: expected.tool_calls: breaks case.schema.json#/properties/expected/then/properties/tool_calls/maxItems: maxItems: got 1, want 0",
 	}
 	for in, want := range tests {
 		_, err := Cases("cases.jsonl", strings.NewReader(in), schema, s.Policy, false)
