@@ -41,7 +41,8 @@ func (cs *CaseSchema) Validate(v any) error {
 // the document says otherwise). References to other documents are refused:
 // a gate must not depend on the network or on files outside its data.
 func CompileSchema(file string, src []byte) (*CaseSchema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
+	// A byte-order mark, which some editors save, is not a mistake.
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(bytes.TrimPrefix(src, bom)))
 	if err != nil {
 		return nil, &suite.InputError{File: file, Line: 1, Msg: fmt.Sprintf("invalid JSON: %v", err)}
 	}
