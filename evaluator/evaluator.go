@@ -247,9 +247,10 @@ type Options struct {
 }
 
 // EvaluateDir evaluates every snapshot of the data folder dir,
-// concurrently, and compares them (Release.Compare). On any bad input it
-// returns the error of the first snapshot in release order, so messages
-// are stable; a baseline that labels no snapshot is refused first.
+// concurrently, and compares them (Release.Compare). On bad input it
+// returns the problems of every snapshot in release order (up to
+// suite.MaxProblems, then a count), so messages are stable; a baseline
+// that labels no snapshot is refused first.
 func EvaluateDir(dir string, opts Options) (*Release, error) {
 	s, err := load.Suite(dir, load.Options{KeepInputs: opts.KeepInputs})
 	if err != nil {
@@ -274,10 +275,8 @@ func EvaluateDir(dir string, opts Options) (*Release, error) {
 	parallel.Each(len(files), 0, func(i int) {
 		rel.Snapshots[i], errs[i] = evaluateFile(s, files[i], opts)
 	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := load.JoinProblems(errs); err != nil {
+		return nil, err
 	}
 	if err := rel.Compare(gateFile); err != nil {
 		return nil, err
@@ -316,7 +315,7 @@ func evaluateFile(s *suite.Suite, file load.SnapshotFile, opts Options) (*Snapsh
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, load.OutputProblems(err, file, s)
 	}
 	snap := j.finish(file.Label)
 	snap.Result.Inputs.OutputsSHA256 = sha

@@ -78,8 +78,8 @@ func TestBadInputChangesNothing(t *testing.T) {
 		change     func(string) string
 		want       string // the message must contain this
 	}{
-		{"malformed JSON in a case", "cases.jsonl", replaceOnce(`{"case_id": "ER-002"`, `{"case_id": "ER-002",`), "cases.jsonl:2: invalid JSON"},
-		{"malformed JSON in an output", v3, replaceOnce(`{"case_id": "ER-003"`, `{"case_id" "ER-003"`), "candidate-v3.jsonl:3: invalid JSON"},
+		{"malformed JSON in a case", "cases.jsonl", replaceOnce(`{"case_id": "ER-002"`, `{"case_id": "ER-002",`), "cases.jsonl:2:22: invalid JSON: two commas in a row — delete one of them"},
+		{"malformed JSON in an output", v3, replaceOnce(`{"case_id": "ER-003"`, `{"case_id" "ER-003"`), "candidate-v3.jsonl:3:12: invalid JSON: a colon is missing after the name"},
 		{"missing field", v3, replaceOnce(`"latency_ms": 410, `, ""), "candidate-v3.jsonl:1: latency_ms: missing required field"},
 		{"mistyped field", v3, replaceOnce(`"latency_ms": 410`, `"latency_ms": "410"`), "candidate-v3.jsonl:1: latency_ms: expected a number"},
 		{"unknown severity", "cases.jsonl", replaceOnce(`"severity": "minor"`, `"severity": "trivial"`), "cases.jsonl:1: severity:"},

@@ -48,7 +48,7 @@ func TestBuildCommandFailures(t *testing.T) {
 		{"unknown flag", []string{"build", "--nope"}, exitUsage, "flag provided but not defined"},
 		{"empty out", []string{"build", "--out", ""}, exitUsage, "--out must name a folder"},
 		{"web without assets", []string{"build", "--data", sampleData, "--out", filepath.Join(tmp, "o1"), "--web", bad}, exitUsage, "must hold templates/ and assets/"},
-		{"missing data", []string{"build", "--data", filepath.Join(tmp, "nowhere"), "--out", filepath.Join(tmp, "o2")}, exitFail, "nowhere: not a data folder"},
+		{"missing data", []string{"build", "--data", filepath.Join(tmp, "nowhere"), "--out", filepath.Join(tmp, "o2")}, exitFail, "nowhere: no such folder — run from the folder that holds"},
 		{"folder of other files", []string{"build", "--data", sampleData, "--out", notSite}, exitFail, "refusing to write to"},
 	}
 	for _, tt := range tests {

@@ -176,6 +176,9 @@ func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
 	if err := ci.checkReplace(); err != nil {
 		return failure(stderr, err)
 	}
+	if err := load.DataFolderProblem(data); err != nil {
+		return failure(stderr, err)
+	}
 	// HANDOFF.md is not evaluated, but a data folder that build refuses is
 	// refused here too, before CI goes on to build it.
 	if err := load.Check(data, filepath.Join(data, load.HandoffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -217,7 +220,7 @@ func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
 		stdout.Write(evaluator.EncodeJSON(results))
 	case !ci.quiet:
 		fmt.Fprint(stdout, colourTable(rel, paletteFor(stdout)))
-		fmt.Fprintf(stdout, "\nwrote %s and %d results files in %s\n", filepath.Join(out, "RELEASE_REPORT.md"), len(rel.Snapshots), filepath.Join(out, "results"))
+		fmt.Fprintf(stdout, "\nwrote %s and %s in %s\n", filepath.Join(out, "RELEASE_REPORT.md"), plural(len(rel.Snapshots), "results file"), filepath.Join(out, "results"))
 	}
 	return exitOK
 }
@@ -399,6 +402,9 @@ func evaluateLatest(data, output string, ci ciOutputs, stdout, stderr io.Writer)
 	if err := checkGateOutputs(&publish.Paths{}, data, output, ci); err != nil {
 		return failure(stderr, err)
 	}
+	if err := load.DataFolderProblem(data); err != nil {
+		return failure(stderr, err)
+	}
 	if err := load.Check(data, filepath.Join(data, load.HandoffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return failure(stderr, err)
 	}
@@ -431,7 +437,7 @@ func gateOne(s *suite.Suite, snap *evaluator.Snapshot, output string, ci ciOutpu
 		stdout.Write(snap.JSON())
 	case !ci.quiet:
 		p := paletteFor(stdout)
-		fmt.Fprintf(stdout, "%s: %s (%s passed, %d critical failures, p95 %s, average %s)\n", label, p.decision(r.Decision), snap.PassCount(), r.CriticalFailures, snap.P95Text(), snap.AvgCostText())
+		fmt.Fprintf(stdout, "%s: %s (%s passed, %s, p95 %s, average %s)\n", label, p.decision(r.Decision), snap.PassCount(), plural(r.CriticalFailures, "critical failure"), snap.P95Text(), snap.AvgCostText())
 		fmt.Fprintf(stdout, "  %s\n", snap.PassRateSentence(s.Gate.Confidence))
 		for _, c := range snap.Comparisons() {
 			fmt.Fprintf(stdout, "  %s\n", c.Heading())

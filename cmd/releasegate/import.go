@@ -99,7 +99,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, helpText(fs, importHelp))
 		return exitOK
 	case err != nil:
-		return usageError(stderr, "import", "%v", err)
+		return usageError(stderr, "import", "%v%s", err, flagHint(fs, err))
 	case len(positional) < 2:
 		return usageError(stderr, "import", "give the format and the file: releasegate import FORMAT FILE")
 	case len(positional) > 2:

@@ -137,7 +137,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, helpText(fs, initHelp))
 		return exitOK
 	case err != nil:
-		return usageError(stderr, "init", "%v", err)
+		return usageError(stderr, "init", "%v%s", err, flagHint(fs, err))
 	case len(positional) == 0:
 		return usageError(stderr, "init", "give the folder to create the project in")
 	case len(positional) > 1:
@@ -156,6 +156,8 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failure(stderr, err)
 	}
+	release := releaseOf(buildInfo())
+	files = pinWorkflows(files, release)
 	plan, err := planStarter(dir, files)
 	if err != nil {
 		return failure(stderr, err)
@@ -178,6 +180,9 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  cd %s\n", dir)
 	}
 	fmt.Fprint(stdout, "  releasegate serve --watch    # the site at http://127.0.0.1:8080\n  releasegate build            # the whole site in public/\n")
+	if release == "" {
+		fmt.Fprintf(stdout, "\nThis releasegate is a development build, so the workflows in .github/workflows\nuse the latest release; pin them by writing a release tag (vX.Y.Z) for %s\nand %s.\n", starterActionRef, starterVersion)
+	}
 	return exitOK
 }
 
@@ -190,6 +195,32 @@ func projectName(dir string) string {
 		return name
 	}
 	return "releasegate"
+}
+
+// The starter workflows install releasegate with the action at the root
+// of this repository, named with these two strings; init pins both to
+// the release that writes them, so a project keeps the version it was
+// made with until someone upgrades it on purpose.
+const (
+	starterActionRef = "releasegate/releasegate@main"
+	starterVersion   = "version: latest"
+)
+
+// pinWorkflows returns files with the workflows pinned to release, or
+// unchanged when release is "" (a development build).
+func pinWorkflows(files []starterFile, release string) []starterFile {
+	if release == "" {
+		return files
+	}
+	out := make([]starterFile, len(files))
+	for i, f := range files {
+		if strings.HasPrefix(f.path, ".github/workflows/") {
+			text := strings.ReplaceAll(string(f.data), starterActionRef, "releasegate/releasegate@"+release)
+			f.data = []byte(strings.ReplaceAll(text, starterVersion, "version: "+release))
+		}
+		out[i] = f
+	}
+	return out
 }
 
 // starterFiles lists every file of a new project from tmpl, in path

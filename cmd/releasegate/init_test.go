@@ -283,3 +283,33 @@ func TestStarterFilesArePure(t *testing.T) {
 		}
 	}
 }
+
+// TestInitPinsWorkflows: a released binary writes workflows that install
+// exactly itself; a development build leaves them on the latest release.
+func TestInitPinsWorkflows(t *testing.T) {
+	tmpl, _ := templateNamed("tools")
+	files, err := starterFiles(starter, tmpl, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	workflows := 0
+	for _, f := range pinWorkflows(files, "v1.4.2") {
+		text := string(f.data)
+		if !strings.HasPrefix(f.path, ".github/workflows/") {
+			continue
+		}
+		workflows++
+		if strings.Contains(text, starterActionRef) || strings.Contains(text, starterVersion) ||
+			!strings.Contains(text, "uses: releasegate/releasegate@v1.4.2") || !strings.Contains(text, "version: v1.4.2") {
+			t.Errorf("%s is not pinned to v1.4.2:\n%s", f.path, text)
+		}
+	}
+	if workflows != 2 {
+		t.Errorf("%d workflows, want 2", workflows)
+	}
+	for i, f := range pinWorkflows(files, "") {
+		if string(f.data) != string(files[i].data) {
+			t.Errorf("a development build changed %s", f.path)
+		}
+	}
+}

@@ -9,6 +9,7 @@
 //	releasegate build    [--data data] [--out public]
 //	releasegate serve    [--data data] [--watch] [--addr 127.0.0.1:8080]
 //	releasegate bundle   [--data data] [-o FILE]
+//	releasegate completion bash|zsh|fish
 //
 // Run "releasegate help COMMAND" for a command's flags and examples.
 package main
@@ -22,6 +23,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/releasegate/releasegate/internal/suggest"
 )
 
 // Exit statuses. A single-snapshot evaluate reports its decision through
@@ -48,14 +51,15 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"evaluate": {summary: "judge snapshots and decide PASS, REVIEW or BLOCK", run: runEvaluate},
-		"build":    {summary: "write the report site: overview, snapshots, drilldowns, policy", run: runBuild},
-		"import":   {summary: "turn an Inspect, promptfoo or batch API run into a snapshot", run: runImport},
-		"init":     {summary: "start a release gate from a template: data folder, README and CI workflows", run: runInit},
-		"version":  {summary: "print the version of releasegate and of Go", run: runVersion},
-		"bundle":   {summary: "pack the site and its inputs into one verifiable zip", run: runBundle},
-		"verify":   {summary: "check a bundle is unchanged and its decisions still hold", run: runVerify},
-		"serve":    {summary: "serve the site and rebuild it as the data changes", run: runServe},
+		"evaluate":   {summary: "judge snapshots and decide PASS, REVIEW or BLOCK", run: runEvaluate},
+		"build":      {summary: "write the report site: overview, snapshots, drilldowns, policy", run: runBuild},
+		"import":     {summary: "turn an Inspect, promptfoo or batch API run into a snapshot", run: runImport},
+		"init":       {summary: "start a release gate from a template: data folder, README and CI workflows", run: runInit},
+		"version":    {summary: "print the version of releasegate and of Go", run: runVersion},
+		"bundle":     {summary: "pack the site and its inputs into one verifiable zip", run: runBundle},
+		"verify":     {summary: "check a bundle is unchanged and its decisions still hold", run: runVerify},
+		"serve":      {summary: "serve the site and rebuild it as the data changes", run: runServe},
+		"completion": {summary: "print a shell completion script for bash, zsh or fish", run: runCompletion},
 	}
 }
 
@@ -74,32 +78,53 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if c, ok := cmds[rest[0]]; ok {
 				return c.run([]string{"-h"}, stdout, stderr)
 			}
-			fmt.Fprintf(stderr, "releasegate: unknown command %q\n", rest[0])
+			fmt.Fprintf(stderr, "releasegate: unknown command %q%s\nRun \"releasegate help\" for the list of commands.\n", rest[0], commandHint(rest[0], cmds))
 			return exitUsage
 		}
 		fmt.Fprint(stdout, usage(cmds))
 		return exitOK
+	case "--version", "-version":
+		// The habit of most command-line tools; "version" is the command.
+		return runVersion(rest, stdout, stderr)
 	}
 	c, ok := cmds[name]
 	if !ok {
-		fmt.Fprintf(stderr, "releasegate: unknown command %q\n\n%s", name, usage(cmds))
+		fmt.Fprintf(stderr, "releasegate: unknown command %q%s\n\n%s", name, commandHint(name, cmds), usage(cmds))
 		return exitUsage
 	}
 	return c.run(rest, stdout, stderr)
 }
 
-func usage(cmds map[string]command) string {
-	var b strings.Builder
-	b.WriteString("releasegate turns an agent's regression suite and output snapshots into a release decision.\n\nUsage:\n\n  releasegate COMMAND [flags]\n\nCommands:\n\n")
+// commandHint is "; did you mean \"build\"?" when name looks like a
+// mistyped command, and "" otherwise. A flag given where the command
+// belongs gets its own hint.
+func commandHint(name string, cmds map[string]command) string {
+	if strings.HasPrefix(name, "-") {
+		return ": give the command first, then its flags, as in \"releasegate build --data data\""
+	}
+	if best, ok := suggest.Closest(name, sortedNames(cmds)); ok {
+		return fmt.Sprintf("; did you mean %q?", best)
+	}
+	return ""
+}
+
+// sortedNames lists the commands in name order.
+func sortedNames(cmds map[string]command) []string {
 	names := make([]string, 0, len(cmds))
 	for n := range cmds {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(&b, "  %-9s %s\n", n, cmds[n].summary)
+	return names
+}
+
+func usage(cmds map[string]command) string {
+	var b strings.Builder
+	b.WriteString("releasegate turns an agent's regression suite and output snapshots into a release decision.\n\nUsage:\n\n  releasegate COMMAND [flags]\n\nCommands:\n\n")
+	for _, n := range sortedNames(cmds) {
+		fmt.Fprintf(&b, "  %-10s %s\n", n, cmds[n].summary)
 	}
-	b.WriteString("\nRun \"releasegate help COMMAND\" for a command's flags and examples.\n")
+	b.WriteString("\nRun \"releasegate help COMMAND\" for a command's flags and examples,\n\"releasegate --version\" for the version.\n")
 	return b.String()
 }
 
@@ -125,13 +150,39 @@ func parseFlags(fs *flag.FlagSet, help string, args []string, stdout, stderr io.
 		fmt.Fprint(stdout, helpText(fs, help))
 		return exitOK
 	case err != nil:
-		fmt.Fprintf(stderr, "releasegate %s: %v\nRun \"releasegate help %s\" for usage.\n", fs.Name(), err, fs.Name())
+		fmt.Fprintf(stderr, "releasegate %s: %v%s\nRun \"releasegate help %s\" for usage.\n", fs.Name(), err, flagHint(fs, err), fs.Name())
 		return exitUsage
 	case fs.NArg() > 0:
 		fmt.Fprintf(stderr, "releasegate %s: unexpected argument %q\nRun \"releasegate help %s\" for usage.\n", fs.Name(), fs.Arg(0), fs.Name())
 		return exitUsage
 	}
 	return -1
+}
+
+// flagHint is "; did you mean --data?" when err reports an unknown flag
+// that looks like a mistyped one of fs, and "" otherwise.
+func flagHint(fs *flag.FlagSet, err error) string {
+	typed, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	typed = strings.TrimLeft(typed, "-")
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	best, ok := suggest.Closest(typed, names)
+	if !ok {
+		return ""
+	}
+	return "; did you mean " + flagName(best) + "?"
+}
+
+// flagName is how help writes a flag: "-o" for one letter, "--data" for
+// longer names.
+func flagName(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // helpText is a command's full help: help, which holds everything but
@@ -163,10 +214,7 @@ func flagList(fs *flag.FlagSet) string {
 	width := 0
 	fs.VisitAll(func(f *flag.Flag) {
 		value, usage := flag.UnquoteUsage(f)
-		name := "--" + f.Name
-		if len(f.Name) == 1 {
-			name = "-" + f.Name
-		}
+		name := flagName(f.Name)
 		if value != "" {
 			name += " " + value
 		}

@@ -22,7 +22,7 @@ func TestServeRefusals(t *testing.T) {
 		{"port taken", []string{"serve", "--data", sampleData, "--addr", busy}, exitFail,
 			"releasegate: " + busy + " is already in use; pick another with --addr\n"},
 		{"no data folder", []string{"serve", "--data", "no-such-folder", "--addr", "127.0.0.1:0"}, exitFail,
-			"releasegate: data folder no-such-folder: not found\n"},
+			"releasegate: no-such-folder: no such folder — run from the folder that holds no-such-folder/, or give the data folder with --data DIR\n"},
 		{"web folder without templates", []string{"serve", "--data", sampleData, "--web", sampleData, "--addr", "127.0.0.1:0"}, exitFail,
 			"releasegate: --web " + sampleData + ": it has no templates/ folder\n"},
 		{"unknown flag", []string{"serve", "--port", "80"}, exitUsage, "flag provided but not defined: -port"},

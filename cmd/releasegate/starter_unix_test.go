@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && e2e
 
 package main
 
@@ -10,40 +10,44 @@ import (
 	"testing"
 )
 
-// gateScript returns the shell script of the starter gate workflow's
-// "Gate" step, as GitHub would run it.
+// gateScript returns the shell script of the "Gate" step of the Action
+// at the repository's root, which the starter gate workflow uses, as
+// GitHub would run it.
 func gateScript(t *testing.T) string {
 	t.Helper()
-	wf, err := os.ReadFile(filepath.Join("starter", ".github", "workflows", "releasegate-gate.yml"))
+	action, err := os.ReadFile(filepath.Join("..", "..", "action.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(string(wf), "\n")
-	var script []string
-	for i := 0; i < len(lines); i++ {
+	lines := strings.Split(string(action), "\n")
+	for i := range lines {
 		if strings.TrimSpace(lines[i]) != "- name: Gate" {
 			continue
 		}
-		if strings.TrimSpace(lines[i+1]) != "run: |" {
-			t.Fatalf("the Gate step's next line is %q, want its run block", lines[i+1])
-		}
-		indent := strings.Repeat(" ", strings.Index(lines[i+1], "run")+2)
-		for _, l := range lines[i+2:] {
-			if l != "" && !strings.HasPrefix(l, indent) {
-				break
+		for j := i + 1; j < len(lines); j++ {
+			if strings.TrimSpace(lines[j]) != "run: |" {
+				continue
 			}
-			script = append(script, strings.TrimPrefix(l, indent))
+			indent := strings.Repeat(" ", strings.Index(lines[j], "run")+2)
+			var script []string
+			for _, l := range lines[j+1:] {
+				if l != "" && !strings.HasPrefix(l, indent) {
+					break
+				}
+				script = append(script, strings.TrimPrefix(l, indent))
+			}
+			return strings.Join(script, "\n")
 		}
-		return strings.Join(script, "\n")
 	}
-	t.Fatal("the gate workflow has no Gate step")
+	t.Fatal("action.yml has no Gate step with a run block")
 	return ""
 }
 
-// TestStarterGateWorkflowGatesTheLatest runs the gate workflow's script,
-// as a pull request would, in projects started from each template: with
-// no candidates named it gates the latest snapshot, and with names it
-// gates those; its exit status fails the check on BLOCK only.
+// TestStarterGateWorkflowGatesTheLatest runs the Action's gate script,
+// which the starter gate workflow uses, as a pull request would, in
+// projects started from each template: with no candidates named it gates
+// the latest snapshot, and with names it gates those; its exit status
+// fails the check on BLOCK only.
 func TestStarterGateWorkflowGatesTheLatest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
@@ -72,8 +76,11 @@ func TestStarterGateWorkflowGatesTheLatest(t *testing.T) {
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(),
 				"PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
+				"DATA=data",
+				"JUNIT=junit",
 				"CANDIDATES="+tt.candidates,
 				"RUNNER_TEMP="+t.TempDir(),
+				"GITHUB_OUTPUT="+filepath.Join(t.TempDir(), "output"),
 				"GITHUB_STEP_SUMMARY="+summary)
 			out, err := cmd.CombinedOutput()
 			if failed := err != nil; failed != tt.fails {

@@ -56,7 +56,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, helpText(fs, verifyHelp))
 		return exitOK
 	case err != nil:
-		return usageError(stderr, "verify", "%v", err)
+		return usageError(stderr, "verify", "%v%s", err, flagHint(fs, err))
 	case fs.NArg() == 0:
 		return usageError(stderr, "verify", "name the bundle to verify")
 	case fs.NArg() > 1:
@@ -82,7 +82,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "releasegate verify: warning: %s\n", w)
 	}
 	if !rep.Verified() {
-		fmt.Fprintf(stderr, "releasegate verify: %s: not verified (%d problems)\n", rep.Archive, len(rep.Problems))
+		fmt.Fprintf(stderr, "releasegate verify: %s: not verified (%s)\n", rep.Archive, plural(len(rep.Problems), "problem"))
 		return exitFail
 	}
 	return exitOK
@@ -96,7 +96,7 @@ func printVerifyReport(w io.Writer, rep *bundle.Report) {
 	if rep.Verified() {
 		fmt.Fprintf(w, "verified %s\n", rep.Archive)
 	} else {
-		fmt.Fprintf(w, "NOT VERIFIED %s: %d problems\n", rep.Archive, len(rep.Problems))
+		fmt.Fprintf(w, "NOT VERIFIED %s: %s\n", rep.Archive, plural(len(rep.Problems), "problem"))
 		for i, p := range rep.Problems {
 			if i == maxProblemsShown {
 				fmt.Fprintf(w, "  ... and %d more problems\n", len(rep.Problems)-i)
@@ -120,7 +120,7 @@ func printVerifyReport(w io.Writer, rep *bundle.Report) {
 	if len(rep.Snapshots) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "  %d snapshots evaluated again from inputs/:\n", len(rep.Snapshots))
+	fmt.Fprintf(w, "  %s evaluated again from inputs/:\n", plural(len(rep.Snapshots), "snapshot"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "    snapshot\tbundled\trecomputed")
 	for _, s := range rep.Snapshots {

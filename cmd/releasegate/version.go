@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 )
@@ -26,10 +27,43 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	if code := parseFlags(fs, versionHelp, args, stdout, stderr); code >= 0 {
 		return code
 	}
-	info, _ := debug.ReadBuildInfo()
-	fmt.Fprintln(stdout, versionLine(info, runtime.GOOS+"/"+runtime.GOARCH))
+	fmt.Fprintln(stdout, versionLine(buildInfo(), runtime.GOOS+"/"+runtime.GOARCH))
 	return exitOK
 }
+
+// buildInfo is the binary's build information with the stamped release,
+// if any, as its version; nil when it carries none.
+func buildInfo() *debug.BuildInfo {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		info = nil
+	}
+	if stampedVersion != "" {
+		if info == nil {
+			info = &debug.BuildInfo{}
+		}
+		stamped := *info
+		stamped.Main.Version = stampedVersion
+		info = &stamped
+	}
+	return info
+}
+
+// releaseOf is the release this binary was built from ("v1.2.0"), or ""
+// for a development build: the version workflows written by init pin.
+func releaseOf(info *debug.BuildInfo) string {
+	if info == nil || !semverTag.MatchString(info.Main.Version) || pseudoVersion.MatchString(info.Main.Version) {
+		return ""
+	}
+	return info.Main.Version
+}
+
+// semverTag matches a release tag, "v1.2.3" or "v1.2.3-rc.1", but not the
+// pseudo-version of an untagged commit ("v0.0.0-20260101-abcdef").
+var (
+	semverTag     = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
+	pseudoVersion = regexp.MustCompile(`\d{14}-[0-9a-f]{12}$`)
+)
 
 // versionLine describes a build: "releasegate v1.2.0 (go1.26.8 linux/amd64)"
 // or "releasegate (devel) commit 1a2b3c4d5e6f, modified (go1.26.8 linux/amd64)".
@@ -65,3 +99,9 @@ func versionLine(info *debug.BuildInfo, platform string) string {
 	}
 	return fmt.Sprintf("%s (%s %s)", line, goVersion, platform)
 }
+
+// stampedVersion is the release a packaged binary was built from, set by
+// the linker (-X main.stampedVersion=v1.2.3, as .goreleaser.yaml does);
+// empty in any other build, whose version comes from its build
+// information.
+var stampedVersion string

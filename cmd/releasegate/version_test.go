@@ -44,3 +44,34 @@ func TestVersionCommand(t *testing.T) {
 		t.Errorf("version with an argument: exit %d, want %d", code, exitUsage)
 	}
 }
+
+func TestReleaseOf(t *testing.T) {
+	tests := []struct{ version, want string }{
+		{"v1.2.0", "v1.2.0"},
+		{"v1.3.0-rc.1", "v1.3.0-rc.1"},
+		{"(devel)", ""},
+		{"", ""},
+		{"v0.0.0-20260101120000-abcdef123456", ""},
+		{"v1.2.1-0.20260101120000-abcdef123456", ""},
+		{"v1.2.0+dirty", ""},
+	}
+	for _, tt := range tests {
+		if got := releaseOf(&debug.BuildInfo{Main: debug.Module{Version: tt.version}}); got != tt.want {
+			t.Errorf("releaseOf(%q) = %q, want %q", tt.version, got, tt.want)
+		}
+	}
+	if got := releaseOf(nil); got != "" {
+		t.Errorf("releaseOf(nil) = %q", got)
+	}
+}
+
+// TestVersionFlag: --version is the version command, as in most tools.
+func TestVersionFlag(t *testing.T) {
+	for _, flag := range []string{"--version", "-version"} {
+		var a, b, stderr bytes.Buffer
+		run([]string{"version"}, &a, &stderr)
+		if code := run([]string{flag}, &b, &stderr); code != exitOK || a.String() != b.String() {
+			t.Errorf("%s: exit %d, printed %q, want %q", flag, code, b.String(), a.String())
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/internal/suggest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
@@ -40,7 +41,8 @@ func (cs *CaseSchema) Validate(v any) error {
 // the document says otherwise). References to other documents are refused:
 // a gate must not depend on the network or on files outside its data.
 func CompileSchema(file string, src []byte) (*CaseSchema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
+	// A byte-order mark, which some editors save, is not a mistake.
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(bytes.TrimPrefix(src, bom)))
 	if err != nil {
 		return nil, &suite.InputError{File: file, Line: 1, Msg: fmt.Sprintf("invalid JSON: %v", err)}
 	}
@@ -212,7 +214,7 @@ func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, 
 	opaque := p.schema == nil || p.schema.opaqueInput
 	v, rawInput, err := d.decode(text, "input", opaque)
 	if err != nil {
-		return nil, &suite.InputError{File: file, Line: line, Msg: err.Error()}
+		return nil, lineError(file, line, text, err)
 	}
 	// An id no data folder may use is worded here, before the schema
 	// (which may well refuse it too, with less to say on how to fix it).
@@ -228,7 +230,7 @@ func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, 
 	if p.schema != nil {
 		if err := p.schema.Validate(v); err != nil {
 			field, msg := schemaProblem(err)
-			return nil, &suite.InputError{File: file, Line: line, Field: field, Msg: "breaks case.schema.json: " + msg}
+			return nil, &suite.InputError{File: file, Line: line, Field: field, Msg: "breaks " + msg}
 		}
 	}
 	r := &fieldReader{file: file, line: line}
@@ -339,12 +341,26 @@ func schemaProblem(err error) (field, msg string) {
 		loc   []string
 		msg   string
 		depth int
+		rank  int // at equal depth, the lower is reported: an unknown name before the missing one it explains
 	}
+	// The names missing at each place, to suggest for an unknown one.
+	missing := map[string][]string{}
+	var collect func(e *jsonschema.ValidationError)
+	collect = func(e *jsonschema.ValidationError) {
+		if k, ok := e.ErrorKind.(*kind.Required); ok {
+			at := strings.Join(e.InstanceLocation, "/")
+			missing[at] = append(missing[at], k.Missing...)
+		}
+		for _, c := range e.Causes {
+			collect(c)
+		}
+	}
+	collect(ve)
 	var all []problem
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			loc, msg := e.InstanceLocation, ""
+			loc, msg, rank := e.InstanceLocation, "", 1
 			// Name the missing or unexpected property itself, not its parent.
 			switch k := e.ErrorKind.(type) {
 			case *kind.Required:
@@ -352,13 +368,18 @@ func schemaProblem(err error) (field, msg string) {
 			case *kind.AdditionalProperties:
 				// The library lists them in map order; sort for a stable message.
 				names := slices.Sorted(slices.Values(k.Properties))
-				loc = append(slices.Clip(loc), names[0])
 				msg = "additional properties '" + strings.Join(names, "', '") + "' not allowed"
+				if best, ok := suggest.Closest(names[0], missing[strings.Join(loc, "/")]); ok {
+					msg = fmt.Sprintf("unknown member %q; did you mean %q?", names[0], best)
+				}
+				loc = append(slices.Clip(loc), names[0])
+				rank = 0
 			}
 			if msg == "" {
 				msg = leafMessage(e)
 			}
-			all = append(all, problem{loc: loc, msg: msg, depth: len(loc)})
+			msg = ruleAt(e) + ": " + msg
+			all = append(all, problem{loc: loc, msg: msg, depth: len(loc), rank: rank})
 		}
 		for _, c := range e.Causes {
 			walk(c)
@@ -368,6 +389,9 @@ func schemaProblem(err error) (field, msg string) {
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].depth != all[j].depth {
 			return all[i].depth > all[j].depth
+		}
+		if all[i].rank != all[j].rank {
+			return all[i].rank < all[j].rank
 		}
 		a, b := strings.Join(all[i].loc, "/"), strings.Join(all[j].loc, "/")
 		if a != b {
@@ -379,6 +403,19 @@ func schemaProblem(err error) (field, msg string) {
 		return "", ve.Error()
 	}
 	return fieldPath(all[0].loc), all[0].msg
+}
+
+// ruleAt names the place in case.schema.json of the rule a violation
+// breaks, as a JSON Pointer: "case.schema.json#/properties/severity/enum".
+func ruleAt(e *jsonschema.ValidationError) string {
+	_, frag, _ := strings.Cut(e.SchemaURL, "#")
+	if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
+		frag += "/" + strings.Join(kp, "/")
+	}
+	if frag == "" {
+		frag = "/"
+	}
+	return SchemaFile + "#" + frag
 }
 
 // leafMessage is the validator's wording of one violation, without its

@@ -64,8 +64,8 @@ type Options struct {
 // Suite reads the policy, schema, thresholds and cases of the data folder
 // dir.
 func Suite(dir string, opts Options) (*suite.Suite, error) {
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return nil, &suite.InputError{File: dir, Msg: "not a data folder: it should hold case.schema.json, cases.jsonl, gate.json and outputs/"}
+	if e := folderProblem(dir, opts.CasesPath == ""); e != nil {
+		return nil, e
 	}
 	casesPath := opts.CasesPath
 	if casesPath == "" {
@@ -94,7 +94,7 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 	}
 	schemaSrc, _, err := read(schemaPath, MaxDocumentBytes)
 	if err != nil {
-		return nil, err
+		return nil, missingFile(err, schemaPath)
 	}
 	schema, err := CompileSchema(schemaPath, schemaSrc)
 	if err != nil {
@@ -102,7 +102,7 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 	}
 	gateSrc, gateSum, err := read(gatePath, MaxSmallJSONBytes)
 	if err != nil {
-		return nil, err
+		return nil, missingFile(err, gatePath)
 	}
 	gate, err := Gate(gatePath, gateSrc)
 	if err != nil {
@@ -121,7 +121,7 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 	h := sha256.New()
 	cases, err := Cases(casesPath, io.TeeReader(casesFile, h), schema, policy, opts.KeepInputs)
 	if err != nil {
-		return nil, err
+		return nil, caseProblems(err, dir, casesPath, opts.CasesPath != "", schema, policy)
 	}
 	casesSum := hex.EncodeToString(h.Sum(nil))
 	s := suite.NewSuite(policy, cases, gate)
@@ -151,7 +151,7 @@ type SnapshotFile struct {
 func Snapshots(dir string) ([]SnapshotFile, error) {
 	outDir := filepath.Join(dir, OutputsDir)
 	if err := CheckDir(dir, outDir); err != nil {
-		return nil, err
+		return nil, missingFile(err, outDir)
 	}
 	entries, err := os.ReadDir(outDir)
 	if err != nil {

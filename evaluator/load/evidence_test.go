@@ -50,7 +50,7 @@ func TestGateEvidenceKeysBadInput(t *testing.T) {
 		{`"baseline": 3`, "gate.json:1: baseline: expected the label of a snapshot (its outputs/<label>.jsonl), got a number"},
 		{`"baseline": "../prod"`, `gate.json:1: baseline: "../prod" is not a snapshot label`},
 		{`"baseline": "a", "baseline": "b"`, "gate.json:1: baseline: set twice"},
-		{`"confidence_level": 0.95`, "gate.json:1: confidence_level: unknown key (a misspelt threshold?): use min_pass_rate, max_critical_failures, max_p95_latency_ms, max_avg_cost_usd, baseline, min_trial_pass_rate, confidence or require_evidence"},
+		{`"confidence_level": 0.95`, "gate.json:1: confidence_level: unknown key; did you mean \"confidence\"? — rename it, or use one of min_pass_rate, max_critical_failures, max_p95_latency_ms, max_avg_cost_usd, baseline, min_trial_pass_rate, confidence or require_evidence"},
 	}
 	for _, tt := range tests {
 		_, err := Gate("gate.json", []byte("{"+thresholds+", "+tt.in+"}"))

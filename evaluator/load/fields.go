@@ -177,12 +177,12 @@ func (d *jsonDecoder) read(text []byte, value func() error) error {
 	}
 	var syn *jsontext.SyntacticError
 	if errors.As(err, &syn) {
-		return fmt.Errorf("invalid JSON at column %d: %v", syn.ByteOffset+1, syn.Err)
+		return &syntaxError{col: int(syn.ByteOffset) + 1, detail: syn.Err.Error(), early: errors.Is(syn.Err, io.ErrUnexpectedEOF)}
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return fmt.Errorf("invalid JSON: the value ends early (at column %d)", len(text)+1)
+		return &syntaxError{col: len(text) + 1, early: true}
 	}
-	return fmt.Errorf("invalid JSON at column %d: %v", d.dec.InputOffset()+1, err)
+	return &syntaxError{col: int(d.dec.InputOffset()) + 1, detail: err.Error()}
 }
 
 // readObject is value for a top-level object, keeping the text of one

@@ -47,12 +47,10 @@ func Gate(file string, data []byte) (suite.Gate, error) {
 		if errors.As(err, &syn) {
 			off = syn.ByteOffset
 		}
-		lineStart := bytes.LastIndexByte(data[:min(int(off), len(data))], '\n') + 1
-		col := int(off) - lineStart + 1
 		if syn == nil || errors.Is(err, io.ErrUnexpectedEOF) {
-			return fail(off, "", "invalid JSON: the value ends early (at column %d)", col)
+			return documentSyntaxError(file, data, int(off), true, "")
 		}
-		return fail(off, "", "invalid JSON at column %d: %v", col, syn.Err)
+		return documentSyntaxError(file, data, int(off), false, syn.Err.Error())
 	}
 	dec := jsontext.NewDecoder(bytes.NewReader(data))
 	if dec.PeekKind() != '{' {
@@ -82,7 +80,9 @@ func Gate(file string, data []byte) (suite.Gate, error) {
 		}
 		spec := specFor(key)
 		if spec == nil && key != trialPassRateKey && key != confidenceKey && key != requireEvidenceKey {
-			return g, fail(keyAt, key, "unknown key (a misspelt threshold?): use %s", gateKeys())
+			e := fail(keyAt, key, "").(*suite.InputError)
+			e.Msg, e.Fix = unknownName("key", key, gateKeyList())
+			return g, e
 		}
 		seen[key] = true
 		switch {
@@ -221,11 +221,11 @@ func specFor(key string) *decide.Spec {
 }
 
 // gateKeys lists the keys gate.json may hold.
-func gateKeys() string {
+// gateKeyList is every key gate.json may hold.
+func gateKeyList() []string {
 	var keys []string
 	for _, s := range decide.Specs {
 		keys = append(keys, s.Key)
 	}
-	keys = append(keys, trialPassRateKey, confidenceKey, requireEvidenceKey)
-	return joinWords(keys, "or")
+	return append(keys, trialPassRateKey, confidenceKey, requireEvidenceKey)
 }

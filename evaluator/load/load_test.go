@@ -81,8 +81,8 @@ func TestOutputsBadInput(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
-		{"malformed JSON", "\n" + outputLine[:40], "out.jsonl:2: invalid JSON"},
-		{"trailing data", outputLine + " {}", "out.jsonl:1: invalid JSON at column"},
+		{"malformed JSON", "\n" + outputLine[:40], "out.jsonl:2:41: invalid JSON: the line ends before the value does — close every"},
+		{"trailing data", outputLine + " {}", "out.jsonl:1:249: invalid JSON: more text after the object ends — put each object"},
 		{"not an object", "[1]", "out.jsonl:1: expected an object, got an array"},
 		{"missing field", replace(`"latency_ms":410,`, ""), "out.jsonl:1: latency_ms: missing required field"},
 		{"mistyped field", replace(`"latency_ms":410`, `"latency_ms":"410"`), "out.jsonl:1: latency_ms: expected a number or null, got a string"},
@@ -95,8 +95,8 @@ func TestOutputsBadInput(t *testing.T) {
 		{"huge cost", replace(`"cost_usd":0.009`, `"cost_usd":1e999`), "out.jsonl:1: cost_usd: 1e999 is out of range"},
 		{"unknown case", replace(`"ER-001"`, `"ER-999"`), `out.jsonl:1: case_id: "ER-999" is not a case of the suite`},
 		{"unsafe case id", replace(`"ER-001"`, `"../etc"`), `out.jsonl:1: case_id: "../etc" is not a case of the suite`},
-		{"duplicate member name", replace(`"decision":"approve"`, `"decision":"approve","decision":"reject"`), `out.jsonl:1: invalid JSON at column`},
-		{"invalid UTF-8", replace(`"ER-2026.10 §2.1"`, "\"\xff\""), `out.jsonl:1: invalid JSON at column`},
+		{"duplicate member name", replace(`"decision":"approve"`, `"decision":"approve","decision":"reject"`), `out.jsonl:1:42: invalid JSON: a name given twice in one object — keep one`},
+		{"invalid UTF-8", replace(`"ER-2026.10 §2.1"`, "\"\xff\""), `out.jsonl:1:175: invalid JSON: invalid UTF-8 — save the file as UTF-8`},
 		{"null citation", replace(`"ER-2026.10 §2.1",`, `null,`), "out.jsonl:1: citations[0]: expected a string, got null"},
 		{"case-folded name", replace(`"case_id"`, `"CASE_ID"`), "out.jsonl:1: case_id: missing required field"},
 		{"duplicate case", outputLine + "\n\n" + outputLine, `out.jsonl:3: case_id: duplicate case_id "ER-001" (first at line 1)`},
@@ -191,9 +191,9 @@ func TestCasesBadInput(t *testing.T) {
 		name, in, want string
 	}{
 		{"valid", good + "\n\n" + strings.Replace(good, "ER-100", "ER-101", 1), ""},
-		{"malformed JSON", "\n" + good[:30], "cases.jsonl:2: invalid JSON"},
+		{"malformed JSON", "\n" + good[:30], "cases.jsonl:2:31: invalid JSON: the line ends before the value does"},
 		{"unknown severity", replace(`"major"`, `"urgent"`), "cases.jsonl:1: severity:"},
-		{"unknown decision", replace(`"decision":"reject"`, `"decision":"refund"`), "cases.jsonl:1: expected.decision: breaks case.schema.json: value must be one of 'approve', 'request_receipt', 'escalate_finance', 'reject', 'no_op'"},
+		{"unknown decision", replace(`"decision":"reject"`, `"decision":"refund"`), "cases.jsonl:1: expected.decision: breaks case.schema.json#/properties/expected/properties/decision/enum: value must be one of 'approve', 'request_receipt', 'escalate_finance', 'reject', 'no_op'"},
 		{"missing field", replace(`"title":"t",`, ""), "cases.jsonl:1: title:"},
 		{"mistyped field", replace(`"input":{"claim_id":"C-1"}`, `"input":"C-1"`), "cases.jsonl:1: input:"},
 		{"case id with a leading space", replace(`"ER-100"`, `" ER-100"`), `cases.jsonl:1: case_id: " ER-100" begins with white space (U+0020)`},
@@ -203,12 +203,12 @@ func TestCasesBadInput(t *testing.T) {
 		{"empty case id", replace(`"ER-100"`, `""`), "cases.jsonl:1: case_id: must not be empty"},
 		{"case id of 257 characters", replace(`"ER-100"`, `"`+strings.Repeat("é", 257)+`"`), "cases.jsonl:1: case_id: \"" + strings.Repeat("é", 60) + "\"… is 257 characters long; a case id has at most 256: shorten it"},
 		{"outdated expected citation", replace(`"ER-2026.10 §5.1"`, `"ER-2026.08 §6.1"`), `cases.jsonl:1: expected.citations[0]:`},
-		{"two expected calls", replace(`"tool_calls":[{"name":"reject_expense","arguments":{"claim_id":"C-1"}}]`, `"tool_calls":[{"name":"reject_expense","arguments":{}},{"name":"reject_expense","arguments":{}}]`), "cases.jsonl:1: expected.tool_calls: breaks case.schema.json: maxItems: got 2, want 1"},
-		{"no_op with a call", replace(`"decision":"reject"`, `"decision":"no_op"`), "cases.jsonl:1: expected.tool_calls: breaks case.schema.json: maxItems: got 1, want 0"},
+		{"two expected calls", replace(`"tool_calls":[{"name":"reject_expense","arguments":{"claim_id":"C-1"}}]`, `"tool_calls":[{"name":"reject_expense","arguments":{}},{"name":"reject_expense","arguments":{}}]`), "cases.jsonl:1: expected.tool_calls: breaks case.schema.json#/properties/expected/else/properties/tool_calls/maxItems: maxItems: got 2, want 1"},
+		{"no_op with a call", replace(`"decision":"reject"`, `"decision":"no_op"`), "cases.jsonl:1: expected.tool_calls: breaks case.schema.json#/properties/expected/then/properties/tool_calls/maxItems: maxItems: got 1, want 0"},
 		{"call is forbidden", replace(`["approve_expense"]`, `["reject_expense"]`), "cases.jsonl:1: expected."},
 		{"duplicate case id", good + "\n" + good, `cases.jsonl:2: case_id: duplicate case_id "ER-100" (first at line 1)`},
 		{"empty suite", "\n\n", "cases.jsonl: the suite has no cases"},
-		{"duplicate member name", replace(`"severity":"major"`, `"severity":"major","severity":"minor"`), "cases.jsonl:1: invalid JSON at column"},
+		{"duplicate member name", replace(`"severity":"major"`, `"severity":"major","severity":"minor"`), "cases.jsonl:1:52: invalid JSON: a name given twice in one object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -328,7 +328,7 @@ func TestSchemaMessageIsStable(t *testing.T) {
 	s := sampleSuite(t)
 	schema := sampleSchema(t)
 	line := `{"zeta":1,"case_id":"ER-1","alpha":2,"title":"t","severity":"minor","input":{},"expected":{"decision":"no_op","tool_calls":[],"citations":[],"forbidden_tools":[]},"mid":3}`
-	const want = "cases.jsonl:1: alpha: breaks case.schema.json: additional properties 'alpha', 'mid', 'zeta' not allowed"
+	const want = "cases.jsonl:1: alpha: breaks case.schema.json#/additionalProperties: additional properties 'alpha', 'mid', 'zeta' not allowed"
 	for range 20 {
 		_, err := Cases("cases.jsonl", strings.NewReader(line), schema, s.Policy, false)
 		if err == nil || err.Error() != want {

@@ -34,10 +34,9 @@ func Meta(file string, data []byte) (*suite.Meta, error) {
 			if syn.Err == jsontext.ErrDuplicateName {
 				return fail(syn.ByteOffset, syn.JSONPointer.LastToken(), "set twice")
 			}
-			lineStart := bytes.LastIndexByte(data[:min(int(syn.ByteOffset), len(data))], '\n') + 1
-			return fail(syn.ByteOffset, "", "invalid JSON at column %d: %v", int(syn.ByteOffset)-lineStart+1, syn.Err)
+			return documentSyntaxError(file, data, int(syn.ByteOffset), errors.Is(syn.Err, io.ErrUnexpectedEOF), syn.Err.Error())
 		}
-		return fail(int64(len(data)), "", "invalid JSON: the value ends early")
+		return documentSyntaxError(file, data, len(data), true, "")
 	}
 	m := &suite.Meta{}
 	dec := jsontext.NewDecoder(bytes.NewReader(data))
@@ -67,7 +66,9 @@ func Meta(file string, data []byte) (*suite.Meta, error) {
 		case "description":
 			dst = &m.Description
 		default:
-			return nil, fail(keyAt, key, "unknown member: use recorded_at, model, commit or description")
+			e := fail(keyAt, key, "").(*suite.InputError)
+			e.Msg, e.Fix = unknownName("member", key, []string{"recorded_at", "model", "commit", "description"})
+			return nil, e
 		}
 		kind := dec.PeekKind()
 		val, err := dec.ReadToken()

@@ -103,7 +103,8 @@ func parseOutput(d *jsonDecoder, file string, line int, text []byte, decisions s
 func parseOutputTokens(d *jsonDecoder, file string, line int, text []byte, decisions suite.Vocabulary) (*suite.Output, error) {
 	r := &fieldReader{file: file, line: line}
 	o := &suite.Output{Line: line}
-	var seen uint8 // outputBit of each field read
+	var seen uint8      // outputBit of each field read
+	var others []string // the names the judge does not read, for hints
 	err := d.read(text, func() error {
 		return d.members(r, place{index: -1}, func(name []byte) error {
 			seen |= outputBit(name)
@@ -132,17 +133,20 @@ func parseOutputTokens(d *jsonDecoder, file string, line int, text []byte, decis
 			case "trial":
 				o.Trial, err = d.trial(r, at("trial"))
 			default:
+				if len(others) < 16 {
+					others = append(others, string(name))
+				}
 				err = d.dec.SkipValue()
 			}
 			return err
 		})
 	})
 	if err != nil {
-		return nil, &suite.InputError{File: file, Line: line, Msg: err.Error()}
+		return nil, lineError(file, line, text, err)
 	}
 	for i, name := range outputFields {
 		if seen&(1<<i) == 0 && requiredOutputFields&(1<<i) != 0 {
-			r.fail(name, "missing required field")
+			r.fail(name, "%s", missingField(name, others))
 		}
 	}
 	if r.err != nil {

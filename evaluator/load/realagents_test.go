@@ -231,9 +231,9 @@ func TestSampleSchemaKeepsTheCallCount(t *testing.T) {
 	schema := sampleSchema(t)
 	base := `{"case_id":"ER-100","title":"t","severity":"major","input":{},"expected":{"decision":"reject","tool_calls":[{"name":"reject_expense","arguments":{}}],"citations":[],"forbidden_tools":[]}}`
 	tests := map[string]string{
-		strings.Replace(base, `[{"name":"reject_expense","arguments":{}}]`, `[]`, 1):                                                        "cases.jsonl:1: expected.tool_calls: breaks case.schema.json: minItems: got 0, want 1",
-		strings.Replace(base, `[{"name":"reject_expense","arguments":{}}]`, `[{"name":"a","arguments":{}},{"name":"b","arguments":{}}]`, 1): "cases.jsonl:1: expected.tool_calls: breaks case.schema.json: maxItems: got 2, want 1",
-		strings.Replace(base, `"reject"`, `"no_op"`, 1):                                                                                     "cases.jsonl:1: expected.tool_calls: breaks case.schema.json: maxItems: got 1, want 0",
+		strings.Replace(base, `[{"name":"reject_expense","arguments":{}}]`, `[]`, 1):                                                        "cases.jsonl:1: expected.tool_calls: breaks case.schema.json#/properties/expected/else/properties/tool_calls/minItems: minItems: got 0, want 1",
+		strings.Replace(base, `[{"name":"reject_expense","arguments":{}}]`, `[{"name":"a","arguments":{}},{"name":"b","arguments":{}}]`, 1): "cases.jsonl:1: expected.tool_calls: breaks case.schema.json#/properties/expected/else/properties/tool_calls/maxItems: maxItems: got 2, want 1",
+		strings.Replace(base, `"reject"`, `"no_op"`, 1):                                                                                     "cases.jsonl:1: expected.tool_calls: breaks case.schema.json#/properties/expected/then/properties/tool_calls/maxItems: maxItems: got 1, want 0",
 	}
 	for in, want := range tests {
 		_, err := Cases("cases.jsonl", strings.NewReader(in), schema, s.Policy, false)
@@ -268,8 +268,8 @@ func TestGateNullsAndTrialPassRate(t *testing.T) {
 		{"trial rate a string", `{"min_trial_pass_rate": "all"}`, "gate.json:1: min_trial_pass_rate: expected a number or null, got a string"},
 		{"missing threshold", `{"min_pass_rate": null, "max_critical_failures": null, "max_p95_latency_ms": null}`, "gate.json: max_avg_cost_usd: missing required threshold (null turns its gate off)"},
 		// The column is the column on the line, not the byte offset.
-		{"syntax error column", "{\n  \"min_pass_rate\": 0.9,\n  \"max_critical_failures\": 0,\n  \"max_p95_latency_ms\": 2500 x\n}", "gate.json:4: invalid JSON at column 30: invalid character 'x' after object value"},
-		{"truncated", "{\n  \"min_pass_rate\": 0.9,", "gate.json:2: invalid JSON: the value ends early"},
+		{"syntax error column", "{\n  \"min_pass_rate\": 0.9,\n  \"max_critical_failures\": 0,\n  \"max_p95_latency_ms\": 2500 x\n}", "gate.json:4:30: invalid JSON: invalid character 'x' after object value"},
+		{"truncated", "{\n  \"min_pass_rate\": 0.9,", "gate.json:2:24: invalid JSON: the file ends before the object does — close every"},
 		{"set twice", "{\"min_pass_rate\": 0.9,\n \"min_pass_rate\": null}", "gate.json:2: min_pass_rate: set twice"},
 	}
 	for _, tt := range bad {
@@ -293,13 +293,13 @@ func TestMeta(t *testing.T) {
 		t.Fatalf("empty meta = %+v, %v", m, err)
 	}
 	bad := []struct{ name, in, want string }{
-		{"unknown member", "{\"model\": \"m\",\n \"temperature\": \"0\"}", "a.meta.json:2: temperature: unknown member: use recorded_at, model, commit or description"},
+		{"unknown member", "{\"model\": \"m\",\n \"temperature\": \"0\"}", "a.meta.json:2: temperature: unknown member — use recorded_at, model, commit or description"},
 		{"date only", `{"recorded_at": "2026-11-12"}`, `a.meta.json:1: recorded_at: "2026-11-12" is not an RFC 3339 date and time such as 2026-11-12T09:30:00Z`},
 		{"no zone", `{"recorded_at": "2026-11-12T09:30:00"}`, `a.meta.json:1: recorded_at: "2026-11-12T09:30:00" is not an RFC 3339`},
 		{"impossible date", `{"recorded_at": "2026-02-30T09:30:00Z"}`, `a.meta.json:1: recorded_at: "2026-02-30T09:30:00Z" is not an RFC 3339`},
 		{"not a string", "{\n\"model\": 4}", "a.meta.json:2: model: expected a string, got a number"},
 		{"not an object", `["m"]`, "a.meta.json:1: expected a JSON object describing the snapshot, got an array"},
-		{"malformed", "{\"model\": \"m\",}", "a.meta.json:1: invalid JSON at column"},
+		{"malformed", "{\"model\": \"m\",}", "a.meta.json:1:14: invalid JSON: a comma before the closing '}' — delete the comma after the last item"},
 		{"set twice", `{"model": "a", "model": "b"}`, "a.meta.json:1: model: set twice"},
 	}
 	for _, tt := range bad {

@@ -103,7 +103,7 @@ func TestDecisionsMayBeLeftOut(t *testing.T) {
 		{"absent", c, "", open},
 		{"null is mistyped", strings.Replace(c, `"expected":{`, `"expected":{"decision":null,`, 1), "cases.jsonl:1: expected.decision: expected a string, got null", open},
 		{"empty is refused", strings.Replace(c, `"expected":{`, `"expected":{"decision":"",`, 1), "cases.jsonl:1: expected.decision: must not be empty", open},
-		{"the sample's schema requires one", c, "cases.jsonl:1: expected.decision: breaks case.schema.json: missing properties 'decision', 'citations'", sampleSchema(t)},
+		{"the sample's schema requires one", c, "cases.jsonl:1: expected.decision: breaks case.schema.json#/properties/expected/required: missing properties 'decision', 'citations'", sampleSchema(t)},
 		{"citations null is mistyped", strings.Replace(c, `"expected":{`, `"expected":{"citations":null,`, 1), "cases.jsonl:1: expected.citations: expected an array, got null", open},
 	}
 	for _, tt := range tests {

@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package e2e checks the built report site the way a reader meets it: in a
 // real browser (Debian's chromium, driven over the DevTools protocol), through
 // the Nu Html Checker and through axe-core.

@@ -314,6 +314,10 @@ func TestOverlayGolden(t *testing.T) {
 		{"overlay-input-error.html", &suite.InputError{File: "data/cases.jsonl", Line: 7, Field: "expected.decision", Msg: `unknown decision "aprove" <b>`}},
 		{"overlay-whole-file.html", &suite.InputError{File: "data/gate.json", Msg: "min_pass_rate: must be between 0 and 1"}},
 		{"overlay-other-error.html", errors.New("template: snapshot.html:12: function \"nope\" not defined")},
+		{"overlay-several-problems.html", &suite.InputErrors{Problems: []*suite.InputError{
+			{File: "data/cases.jsonl", Line: 2, Col: 916, Msg: "invalid JSON: a comma before the closing '}'", Fix: "delete the comma after the last item"},
+			{File: "data/outputs/candidate-v3.jsonl", Line: 3, Field: "tool_calls", Msg: `missing required field; the line has "toolcalls" — did you mean "tool_calls"?`},
+		}, More: 4}},
 	}
 	for _, tt := range tests {
 		golden(t, tt.file, overlay(tt.err, true))

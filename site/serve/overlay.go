@@ -3,47 +3,88 @@ package serve
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"html/template"
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
-// problem is a build error taken apart for the overlay.
+// problem is one input problem taken apart for the overlay, in the
+// parts the command line prints: file:line:column, field, what is wrong,
+// and how to fix it.
 type problem struct {
 	File  string
 	Line  int
+	Col   int
 	Field string
 	Msg   string
+	Fix   string
+}
+
+// Where is the problem's place as the command line prints it:
+// "file:line:column", "file:line" or "file"; "" when it has no file.
+func (p problem) Where() string {
+	switch {
+	case p.File == "":
+		return ""
+	case p.Line > 0 && p.Col > 0:
+		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	case p.Line > 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	return p.File
+}
+
+// overlayData is what the overlay shows.
+type overlayData struct {
+	Problems []problem
+	// More counts the problems not shown; Uncounted says there may be
+	// more still.
+	More      int
+	Uncounted bool
 	// Stale: the page under the overlay is from the last good build.
 	Stale bool
 }
 
-// describe takes an error apart: an input error names file, line and
-// field; any other error is shown as its message.
-func describe(err error) problem {
+// describe takes an error apart: every input problem it holds, each
+// naming file, line and field, or the message of any other error.
+func describe(err error) overlayData {
+	if ins := suite.Problems(err); ins != nil {
+		var d overlayData
+		for _, in := range ins {
+			d.Problems = append(d.Problems, problem{File: in.File, Line: in.Line, Col: in.Col, Field: in.Field, Msg: in.Msg, Fix: in.Fix})
+		}
+		if many, ok := err.(*suite.InputErrors); ok {
+			d.More, d.Uncounted = many.More, many.Uncounted
+		}
+		return d
+	}
 	var in *suite.InputError
 	if errors.As(err, &in) {
-		return problem{File: in.File, Line: in.Line, Field: in.Field, Msg: in.Msg}
+		return overlayData{Problems: []problem{{File: in.File, Line: in.Line, Col: in.Col, Field: in.Field, Msg: in.Msg, Fix: in.Fix}}}
 	}
-	return problem{Msg: err.Error()}
+	return overlayData{Problems: []problem{{Msg: err.Error()}}}
 }
 
 // overlayTemplate is shown on every served page while the inputs are
 // broken. Its style is inline so it needs nothing from the site; html/
-// template escapes the message, which quotes the author's input.
+// template escapes the message, which quotes the author's input. Each
+// problem reads as the command line prints it.
 var overlayTemplate = template.Must(template.New("overlay").Parse(`<div id="releasegate-build-error" role="alert" style="position:fixed;left:0;right:0;bottom:0;z-index:2147483647;max-height:60vh;overflow:auto;margin:0;padding:14px 20px;background:#3b0d0c;color:#fff1f0;border-top:4px solid #e5484d;box-shadow:0 -6px 24px rgba(0,0,0,.35);font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;text-align:left">
 <p style="margin:0 0 6px;font-weight:bold">{{if .Stale}}The last edit broke the build: this page is from the last good one.{{else}}The site cannot be built yet.{{end}} Fix the file and save; the page reloads by itself.</p>
-<p style="margin:0;white-space:pre-wrap;word-break:break-word">{{with .File}}<strong>{{.}}{{with $.Line}}:{{.}}{{end}}</strong>{{end}}{{with .Field}} <em>{{.}}</em>{{end}}{{if or .File .Field}}: {{end}}{{.Msg}}</p>
-</div>`))
+{{range .Problems}}<p style="margin:0;white-space:pre-wrap;word-break:break-word">{{with .Where}}<strong>{{.}}</strong>{{end}}{{with .Field}} <em>{{.}}</em>{{end}}{{if or .File .Field}}: {{end}}{{.Msg}}{{with .Fix}} — {{.}}{{end}}</p>
+{{end}}{{if .Uncounted}}<p style="margin:6px 0 0">… and {{.More}} or more further problems (fix these and save)</p>
+{{else if .More}}<p style="margin:6px 0 0">… and {{.More}} more problem{{if gt .More 1}}s{{end}}</p>
+{{end}}</div>`))
 
 // overlay renders the overlay for err; stale says whether it covers a
 // page of the last good build.
 func overlay(err error, stale bool) []byte {
-	p := describe(err)
-	p.Stale = stale
+	d := describe(err)
+	d.Stale = stale
 	var b bytes.Buffer
-	if e := overlayTemplate.Execute(&b, p); e != nil {
+	if e := overlayTemplate.Execute(&b, d); e != nil {
 		// Unreachable: the template only prints strings and numbers.
 		return []byte("<pre>" + template.HTMLEscapeString(err.Error()) + "</pre>")
 	}

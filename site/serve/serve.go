@@ -25,6 +25,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/releasegate/releasegate/evaluator/load"
 	"io"
 	"io/fs"
 	"net"
@@ -213,7 +214,11 @@ func resolveRoots(cfg Config) (watchRoots, fs.FS, error) {
 		return watchRoots{}, nil, err
 	}
 	if info, err := os.Stat(data); err != nil || !info.IsDir() {
-		return watchRoots{}, nil, fmt.Errorf("data folder %s: not found", cfg.Data)
+		// Worded as every command words it.
+		if e := load.DataFolderProblem(cfg.Data); e != nil {
+			return watchRoots{}, nil, e
+		}
+		return watchRoots{}, nil, fmt.Errorf("%s: not a folder", cfg.Data)
 	}
 	roots := watchRoots{Data: data}
 	web := cfg.Web
