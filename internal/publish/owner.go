@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // MarkerName is the file releasegate keeps at the top of every folder it
@@ -221,6 +223,7 @@ func (e *NotOwnedError) note(name string) {
 // everything in them is.
 func verifyOwned(dir string, m manifest, content bool) (sums map[string]string, foreign []string) {
 	sums = map[string]string{}
+	var listedFiles []listedFile
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(dir, path)
 		slash := filepath.ToSlash(rel)
@@ -250,18 +253,47 @@ func verifyOwned(dir string, m manifest, content bool) (sums map[string]string, 
 			foreign = append(foreign, slash)
 			return nil
 		}
-		if !content {
-			return nil
+		if content {
+			listedFiles = append(listedFiles, listedFile{slash, path, want})
 		}
-		sum, err := hashFile(path)
-		if err != nil || !slices.Contains(want, sum) {
-			foreign = append(foreign, slash+" (changed since releasegate wrote it)")
-			return nil
-		}
-		sums[slash] = sum
 		return nil
 	})
+	// Reading and hashing a site of tens of thousands of files waits on
+	// the disk; several readers overlap the waits.
+	got := make([]string, len(listedFiles))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(hashers, len(listedFiles)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(listedFiles) {
+					return
+				}
+				if sum, err := hashFile(listedFiles[i].path); err == nil && slices.Contains(listedFiles[i].want, sum) {
+					got[i] = sum
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, f := range listedFiles {
+		if got[i] == "" {
+			foreign = append(foreign, f.slash+" (changed since releasegate wrote it)")
+			continue
+		}
+		sums[f.slash] = got[i]
+	}
 	return sums, foreign
+}
+
+// hashers is how many goroutines read and hash the files of a folder.
+const hashers = 4
+
+// listedFile is a file found in a folder that its marker lists.
+type listedFile struct {
+	slash, path string
+	want        []string
 }
 
 // hashFile returns the SHA-256 of the regular file at path.

@@ -140,3 +140,40 @@ func TestCommitInPlaceLeavesNeighbours(t *testing.T) {
 	}
 	treecheck.Kept(t, parent, before)
 }
+
+// TestStageInsideWhenNothingMayBeMadeBeside: when no stage may be made
+// beside dest (a mount point in a folder of the system's), the stage is
+// made inside it and the content replaced in place; a kill leaving that
+// stage does not make dest foreign.
+func TestStageInsideWhenNothingMayBeMadeBeside(t *testing.T) {
+	parent := t.TempDir()
+	dest := filepath.Join(parent, "mnt")
+	writeOwned(t, dest, map[string]string{"index.html": "old", "old.html": "old"})
+	treecheck.Write(t, parent, map[string]string{"notes.txt": "mine"})
+	noBeside := func(p, prefix string) (*Stage, error) {
+		if p == parent {
+			return nil, &os.PathError{Op: "mkdir", Path: p, Err: syscall.EACCES}
+		}
+		return NewStage(p, prefix)
+	}
+	// A stage left inside dest by a killed run.
+	left, err := NewStage(dest, insidePrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(left.Dir, "half.html"), []byte("half"), 0o644)
+	left.unlock()
+	tree, err := newTree(context.Background(), dest, noBeside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree.rename = busy(dest)
+	tree.Write("index.html", []byte("new"))
+	if err := tree.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got := readTree(t, parent)
+	if len(got) != 2 || got["mnt/index.html"] != "new" || got["notes.txt"] != "mine" {
+		t.Fatalf("after commit: %v", got)
+	}
+}

@@ -86,6 +86,9 @@ type Tree struct {
 	// twoRenames forces the fallback swap, for tests on systems that
 	// have the one-step swap.
 	twoRenames bool
+	// inside says the stage is inside dest, which is then replaced in
+	// place.
+	inside bool
 	// rename and exchange move dest and the stage; tests make them fail
 	// as they do on a mount point.
 	rename   func(from, to string) error
@@ -101,12 +104,25 @@ func stagePrefix(dest, kind string) string { return "." + filepath.Base(dest) + 
 // is releasegate's to replace. Writes fail once ctx is done, so an
 // interrupted run stops writing and can Abort.
 func NewTree(ctx context.Context, dest string) (*Tree, error) {
+	return newTree(ctx, dest, NewStage)
+}
+
+// insidePrefix names the stage made inside dest when none can be made
+// beside it.
+const insidePrefix = ".releasegate-new-"
+
+// newTree is NewTree making its stage with newStage.
+func newTree(ctx context.Context, dest string, newStage func(parent, prefix string) (*Stage, error)) (*Tree, error) {
 	dest = filepath.Clean(dest)
 	parent := filepath.Dir(dest)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
 	recoverDest(dest)
+	if info, err := os.Lstat(dest); err == nil && info.IsDir() {
+		// A stage a killed run made inside dest (see below) is its own.
+		Sweep(dest, insidePrefix)
+	}
 	old, err := checkOwned(dest)
 	if err != nil {
 		return nil, err
@@ -114,12 +130,22 @@ func NewTree(ctx context.Context, dest string) (*Tree, error) {
 	for _, kind := range []string{"ready", "old"} {
 		Sweep(parent, stagePrefix(dest, kind))
 	}
-	stage, err := NewStage(parent, stagePrefix(dest, "new"))
+	t := &Tree{ctx: ctx, dest: dest, dirs: map[string]bool{}, old: old, written: map[string]string{},
+		rename: os.Rename, exchange: exchange}
+	t.stage, err = newStage(parent, stagePrefix(dest, "new"))
+	if errors.Is(err, fs.ErrPermission) {
+		// Nothing may be made beside dest (a mount point in a folder of
+		// the system's): stage inside it, and replace its content in
+		// place.
+		if info, serr := os.Lstat(dest); serr == nil && info.IsDir() {
+			t.stage, err = newStage(dest, insidePrefix)
+			t.inside = true
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	return &Tree{ctx: ctx, dest: dest, stage: stage, dirs: map[string]bool{}, old: old, written: map[string]string{},
-		rename: os.Rename, exchange: exchange}, nil
+	return t, nil
 }
 
 // recoverDest puts back dest when a run was killed between the two
@@ -272,6 +298,9 @@ func (t *Tree) Commit() error {
 	if err := os.Remove(filepath.Join(stage, stageMarker)); err != nil {
 		t.Abort()
 		return err
+	}
+	if t.inside {
+		return t.commitInPlace()
 	}
 	if _, err := os.Lstat(t.dest); errors.Is(err, fs.ErrNotExist) {
 		if err := t.rename(stage, t.dest); err == nil {

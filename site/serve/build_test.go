@@ -17,6 +17,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/internal/publish"
 	"github.com/releasegate/releasegate/site"
 )
 
@@ -468,6 +469,9 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
+		if rel == publish.MarkerName {
+			return nil // build's list of the files it wrote: not a page, never served
+		}
 		b, err := os.ReadFile(p)
 		files[filepath.ToSlash(rel)] = b
 		return err
