@@ -340,6 +340,17 @@ func checkTarget(outDir, label string, force bool, t *target) error {
 	if len(existing) > 0 && !force {
 		return &suite.InputError{File: existing[0], Msg: fmt.Sprintf("snapshot %q exists: choose another --label, or give --force to replace it", label)}
 	}
+	if len(existing) > 0 {
+		record, err := importedFiles(outDir)
+		if err != nil {
+			return err
+		}
+		for _, path := range existing {
+			if !provenImported(record, path) {
+				return &suite.InputError{File: path, Msg: "was not written by releasegate import, or was changed since, so --force does not replace it (docs/ownership.md): choose another --label, or remove it yourself"}
+			}
+		}
+	}
 	if t != nil {
 		t.replacing = len(existing) > 0
 		if t.metaExists && t.metaJSON == nil {
@@ -367,6 +378,7 @@ func writeTargets(ctx context.Context, outDir string, targets []target) error {
 		}
 		return err
 	}
+	var written []string
 	for _, t := range targets {
 		err := publish.FileFrom(t.lines, func(w io.Writer) error {
 			return t.snap.WriteLines(&contextWriter{ctx: ctx, w: w})
@@ -377,6 +389,7 @@ func writeTargets(ctx context.Context, outDir string, targets []target) error {
 		if !t.linesExist {
 			created = append(created, t.lines)
 		}
+		written = append(written, t.lines)
 		if t.metaJSON != nil {
 			if err := publish.File(t.meta, t.metaJSON); err != nil {
 				return undo(err)
@@ -384,9 +397,11 @@ func writeTargets(ctx context.Context, outDir string, targets []target) error {
 			if !t.metaExists {
 				created = append(created, t.meta)
 			}
+			written = append(written, t.meta)
 		}
 	}
-	return nil
+	// The record is what lets a later --force replace these files.
+	return noteImported(outDir, written)
 }
 
 // contextWriter stops a write once ctx is done.

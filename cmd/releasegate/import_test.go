@@ -187,7 +187,7 @@ func TestImportRefusesAndWritesNothing(t *testing.T) {
 			writeFile(t, filepath.Join(data, "outputs", "batch.jsonl"), "")
 			log := writeFile(t, filepath.Join(t.TempDir(), "batch.jsonl"), `{"custom_id":"home-1","result":{"type":"expired"}}`+"\n")
 			return []string{"anthropic-batch", log, "--data", data, "--force"}
-		}, exitFail, "outputs/batch.meta.json: describes the snapshot being replaced, and this run records nothing to put in its place"},
+		}, exitFail, "outputs/batch.jsonl: was not written by releasegate import, or was changed since, so --force does not replace it"},
 		{"a suite that is bad input", func(t *testing.T, data string) []string {
 			writeFile(t, filepath.Join(data, "cases.jsonl"), "{not json\n")
 			return []string{"inspect", support, "--data", data}
@@ -242,28 +242,50 @@ func TestImportWithoutADataFolder(t *testing.T) {
 func TestImportForceReplacesOnlyTheSnapshot(t *testing.T) {
 	data := copyTree(t, "../../examples/minimal")
 	log := writeFile(t, filepath.Join(t.TempDir(), "run-1.jsonl"), minimalBatch)
-	writeFile(t, filepath.Join(data, "outputs", "run-1.meta.json"), `{"model": "old"}`)
+	if code, _, stderr := runCmd(t, "import", "anthropic-batch", log, "--data", data, "--label", "again"); code != exitOK {
+		t.Fatalf("first import: exit %d; stderr: %s", code, stderr)
+	}
+	// An imported snapshot whose meta.json a person then edited is no
+	// longer import's to replace; put it back as import wrote it.
+	meta := filepath.Join(data, "outputs", "again.meta.json")
+	written := readFile(t, meta)
+	writeFile(t, meta, `{"model": "edited by hand"}`)
 	before := listing(t, data)
-	code, stdout, stderr := runCmd(t, "import", "anthropic-batch", log, "--data", data, "--force")
+	code, _, stderr := runCmd(t, "import", "anthropic-batch", log, "--data", data, "--label", "again", "--force")
+	if code != exitFail || !strings.Contains(stderr, "again.meta.json: was not written by releasegate import, or was changed since") {
+		t.Errorf("--force over an edited meta.json: exit %d, stderr %s", code, stderr)
+	}
+	if after := listing(t, data); !mapsEqual(before, after) {
+		t.Errorf("a refused --force changed the folder:\nbefore %v\nafter  %v", before, after)
+	}
+	writeFile(t, meta, written)
+
+	before = listing(t, data)
+	code, stdout, stderr := runCmd(t, "import", "anthropic-batch", log, "--data", data, "--label", "again", "--force")
 	if code != exitOK {
 		t.Fatalf("exit %d; stderr: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "replaced "+filepath.Join(data, "outputs", "run-1.jsonl")) {
+	if !strings.Contains(stdout, "replaced "+filepath.Join(data, "outputs", "again.jsonl")) {
 		t.Errorf("stdout does not say the snapshot was replaced:\n%s", stdout)
 	}
 	after := listing(t, data)
 	for name, sum := range before {
-		changed := after[name] != sum
-		snapshot := name == filepath.Join("outputs", "run-1.jsonl") || name == filepath.Join("outputs", "run-1.meta.json")
-		if changed != snapshot {
-			t.Errorf("%s: changed %v", name, changed)
+		if after[name] != sum && !strings.HasPrefix(name, filepath.Join("outputs", "again.")) && name != filepath.Join("outputs", importRecord) {
+			t.Errorf("%s changed", name)
 		}
 	}
 	if len(after) != len(before) {
 		t.Errorf("files before %v, after %v", before, after)
 	}
-	if got := readFile(t, filepath.Join(data, "outputs", "run-1.meta.json")); !strings.Contains(got, `"claude-x"`) {
-		t.Errorf("meta.json = %s", got)
+
+	// A snapshot a person wrote is never replaced, --force or not.
+	before = listing(t, data)
+	code, _, stderr = runCmd(t, "import", "anthropic-batch", log, "--data", data, "--label", "run-1", "--force")
+	if code != exitFail || !strings.Contains(stderr, "run-1.jsonl: was not written by releasegate import") {
+		t.Errorf("--force over a hand-written snapshot: exit %d, stderr %s", code, stderr)
+	}
+	if after := listing(t, data); !mapsEqual(before, after) {
+		t.Errorf("the data folder changed:\nbefore %v\nafter  %v", before, after)
 	}
 }
 
@@ -284,7 +306,7 @@ func TestImportSameLogSameBytes(t *testing.T) {
 				names = append(names, name)
 			}
 			slices.Sort(names)
-			want := []string{".", "outputs", "outputs/desk-claude.jsonl", "outputs/desk-claude.meta.json",
+			want := []string{".", "outputs", "outputs/" + importRecord, "outputs/desk-claude.jsonl", "outputs/desk-claude.meta.json",
 				"outputs/openai-responses-gpt-5-mini.jsonl", "outputs/openai-responses-gpt-5-mini.meta.json"}
 			if !slices.Equal(names, want) {
 				t.Fatalf("files %q, want %q", names, want)
@@ -457,6 +479,8 @@ func TestImportedExampleIsReproducible(t *testing.T) {
 	}
 	want := listing(t, filepath.Join(importedExample, "outputs"))
 	got := listing(t, filepath.Join(data, "outputs"))
+	// The record of what import wrote is not part of the example.
+	delete(got, importRecord)
 	if !mapsEqual(got, want) {
 		t.Errorf("the README's commands write\n%v\nthe committed snapshots are\n%v", got, want)
 	}
