@@ -261,8 +261,30 @@
     list.forEach(function (c) { c.chart.setOption(colours(dark)); });
   }
 
+  // Wide tables: a table that does not fit its column on this screen
+  // says that it scrolls sideways, before it, once.
+  function markScrolling() {
+    Array.prototype.forEach.call(document.querySelectorAll(".table-wrap"), function (wrap) {
+      var note = wrap.previousElementSibling;
+      var has = note !== null && note.classList.contains("scroll-note");
+      var wide = wrap.scrollWidth > wrap.clientWidth + 1;
+      if (wide && !has) {
+        var p = document.createElement("p");
+        p.className = "scroll-note";
+        p.textContent = "This table is wider than the screen: scroll it sideways to see every column →";
+        wrap.parentNode.insertBefore(p, wrap);
+      } else if (!wide && has) {
+        note.parentNode.removeChild(note);
+      }
+    });
+  }
+
   function init() {
     showBundle();
+    markScrolling();
+    window.addEventListener("resize", markScrolling);
+    // A folded table is measured when it is unfolded.
+    document.addEventListener("toggle", markScrolling, true);
     unfoldForPrint();
     var scheme = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
     var list = charts(scheme !== null && scheme.matches);

@@ -126,7 +126,7 @@ func snapshotCard(s *evaluator.Snapshot, gates []GateRow, root string) SnapshotC
 		PassRate:    percent(s.Metrics.PassRate),
 		Critical:    fmt.Sprint(r.CriticalFailures),
 		P95:         s.P95Text(),
-		AvgCost:     s.AvgCostText(),
+		AvgCost:     perAnswer(s.AvgCostText()),
 		Failing:     r.CasesTotal - r.CasesPassed,
 		Recording:   recording(r.Meta),
 		Trials:      trialSummary(s),

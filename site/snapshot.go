@@ -227,10 +227,10 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 		p.LatencyNote += " With trials, a case's bar is the slowest of its measured trials."
 	}
 	costLines := limitLines(g, decide.GateAvgCost, "limit on the average ")
-	p.CostNote = fmt.Sprintf("One bar per case. The average cost is not gated; the average of this snapshot is %s.", s.AvgCostText())
+	p.CostNote = fmt.Sprintf("One bar per case. The average cost is not gated; the average of this snapshot is %s.", perAnswer(s.AvgCostText()))
 	if costLimit, on := decide.Limit(g, decide.GateAvgCost); on {
 		p.CostNote = fmt.Sprintf("One bar per case. The dashed line is the limit of %s on the average cost; the average of this snapshot is %s.",
-			usd(costLimit), s.AvgCostText())
+			usd(costLimit), perAnswer(s.AvgCostText()))
 	}
 	if nCosts > 0 {
 		p.CostNote += fmt.Sprintf(" The average is of %d %s.", nCosts, plural(nCosts, "answer", "answers"))
@@ -282,8 +282,10 @@ func (v *view) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 		row := CaseRow{
 			ID: c.ID, Href: root + v.paths.result(s.Label(), i), Title: c.Title,
 			Severity: string(c.Severity), SeverityRank: severityRank(c.Severity),
-			Verdict: verdictBadge(res.Passed), Codes: failureCodes(res.Failures),
-			Search:  failureDetails(res.Failures),
+			// The table says what went wrong in words; the search also
+			// finds the codes and the details.
+			Verdict: verdictBadge(res.Passed), Codes: failureWords(res.Failures),
+			Search:  strings.TrimSpace(failureCodes(res.Failures) + " " + failureDetails(res.Failures)),
 			Latency: "no output", Cost: "no output",
 		}
 		row.Strip = trialStrip(&res, s.Trials(), v.paths.trialLinks(root, s.Label(), i))

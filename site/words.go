@@ -3,6 +3,7 @@ package site
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/suite"
@@ -75,4 +76,13 @@ func passRateNote(cases int) string {
 		return ""
 	}
 	return fmt.Sprintf("With %d cases, one case more or less moves it by %s points.", cases, strconv.FormatFloat(100/float64(cases), 'f', 1, 64))
+}
+
+// perAnswer says what an average cost is of: "USD 0.011 per answer";
+// "n/a" stays as it is.
+func perAnswer(cost string) string {
+	if !strings.HasPrefix(cost, "USD ") {
+		return cost
+	}
+	return cost + " per answer"
 }
