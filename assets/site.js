@@ -31,7 +31,7 @@
 
   // axisLabel decides how the category labels fit a box: level when
   // every label fits its slot, or, with slots wide enough for a word,
-  // level and shortened; else upright, shortened to a fifth of the box's
+  // level and shortened; else upright, shortened to 22 % of the box's
   // height so the plot keeps most of it, and with more bars than upright
   // labels fit, one label every so many bars. The full text is always in
   // the tooltip.
@@ -45,7 +45,7 @@
     if (slot >= 64) return Object.assign(base, { rotate: 0, width: slot - 6, interval: 0 });
     var step = labelFont + 6;
     var interval = categories.length * step > plot ? Math.ceil(categories.length * step / plot) - 1 : 0;
-    var room = Math.max(40, Math.min(longest + 8, height * 0.2));
+    var room = Math.max(40, Math.min(longest + 8, height * 0.22));
     return Object.assign(base, { rotate: 90, width: room, interval: interval });
   }
 

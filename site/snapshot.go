@@ -233,7 +233,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 			usd(costLimit), perAnswer(s.AvgCostText()))
 	}
 	if nCosts > 0 {
-		p.CostNote += fmt.Sprintf(" The average is of %d %s.", nCosts, plural(nCosts, "answer", "answers"))
+		p.CostNote += fmt.Sprintf(" The average is of %s %s.", count(nCosts), plural(nCosts, "answer", "answers"))
 	}
 	if s.Trials() > 0 {
 		p.CostNote += " With trials, a case's bar is the average of its measured trials."

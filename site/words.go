@@ -86,3 +86,12 @@ func perAnswer(cost string) string {
 	}
 	return cost + " per answer"
 }
+
+// count writes a count with thousands separated: "3,000".
+func count(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -42,3 +42,11 @@ func TestP95Note(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 12: "12", 999: "999", 1000: "1,000", 3000: "3,000", 1234567: "1,234,567"} {
+		if got := count(n); got != want {
+			t.Errorf("count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
