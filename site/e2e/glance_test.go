@@ -163,7 +163,9 @@ func checkGlance(t *testing.T, charts []chartGlance, level bool, minShare float6
 			t.Errorf("chart %s: not drawn", c.Name)
 			continue
 		}
-		if share := c.Plot.height() / c.Box.height(); share < minShare {
+		share := c.Plot.height() / c.Box.height()
+		t.Logf("chart %s: plot %.0f of %.0f px (%.0f%%), labels turned %v°", c.Name, c.Plot.height(), c.Box.height(), 100*share, c.Rotate)
+		if share < minShare {
 			t.Errorf("chart %s: the plot is %.0f px of its %.0f px box (%.0f%%), want at least %.0f%%",
 				c.Name, c.Plot.height(), c.Box.height(), 100*share, 100*minShare)
 		}
