@@ -12,23 +12,41 @@
   // detail, and its value axis always reaches the limit line.
   var labelFont = 12;
 
-  // textWidth estimates the width of a label in pixels.
-  function textWidth(s) { return s.length * labelFont * 0.6; }
+  // textWidth measures a label in pixels in the chart's font; the
+  // estimate of 0.6 em a character stands in where no canvas measures.
+  var measure = null;
+  function textWidth(s) {
+    if (measure === null) {
+      var c = document.createElement("canvas");
+      measure = c.getContext ? c.getContext("2d") : false;
+      if (measure) measure.font = labelFont + "px sans-serif";
+    }
+    return measure ? measure.measureText(s).width : s.length * labelFont * 0.6;
+  }
 
-  // axisLabel decides how the category labels fit a box width.
-  function axisLabel(categories, width) {
+  // The room round the plot: above it the axis name and the limit's
+  // label, left of it the value labels (measured by echarts, which
+  // contains them), below it one line of category labels.
+  var gridTop = 30, gridSide = 8, gridRight = 16, valueLabels = 48;
+
+  // axisLabel decides how the category labels fit a box: level when
+  // every label fits its slot, or, with slots wide enough for a word,
+  // level and shortened; else upright, shortened to 22 % of the box's
+  // height so the plot keeps most of it, and with more bars than upright
+  // labels fit, one label every so many bars. The full text is always in
+  // the tooltip.
+  function axisLabel(categories, width, height) {
     var longest = 0;
     categories.forEach(function (c) { longest = Math.max(longest, textWidth(String(c))); });
-    var plot = Math.max(80, width - 90);
+    var plot = Math.max(80, width - gridSide - gridRight - valueLabels);
     var slot = plot / Math.max(1, categories.length);
-    if (longest + 8 <= slot) return { rotate: 0, width: slot, overflow: "truncate", interval: 0 };
-    // Turned labels: as long as a third of the box allows, the rest cut.
-    // With more bars than turned labels fit, every so many bars gets one.
-    var room = Math.max(48, Math.min(longest, width / 3));
+    var base = { overflow: "truncate", ellipsis: "…", hideOverlap: false };
+    if (longest + 4 <= slot) return Object.assign(base, { rotate: 0, width: slot, interval: 0 });
+    if (slot >= 64) return Object.assign(base, { rotate: 0, width: slot - 6, interval: 0 });
     var step = labelFont + 6;
-    var many = categories.length * step > plot;
-    var interval = many ? Math.ceil(categories.length * step / plot) - 1 : 0;
-    return { rotate: many ? 90 : 40, width: room, overflow: "truncate", interval: interval };
+    var interval = categories.length * step > plot ? Math.ceil(categories.length * step / plot) - 1 : 0;
+    var room = Math.max(40, Math.min(longest + 8, height * 0.22));
+    return Object.assign(base, { rotate: 90, width: room, interval: interval });
   }
 
   // niceCeil rounds x up to a round multiple of a power of ten, as the
@@ -44,17 +62,51 @@
   }
 
   function layoutOptions(spec, width) {
+    var height = spec.height;
     var categories = spec.options.xAxis[0].data || [];
     var many = categories.length * 6 > width;
-    var label = axisLabel(categories, width);
+    var label = axisLabel(categories, width, height);
+    // About one value label every 40 pixels of plot, so they never crowd.
+    var plotHeight = height - gridTop - (many ? 48 : 8) - (label.rotate ? label.width : labelFont * 2);
     return {
-      grid: { left: 12, right: 28, top: 40, bottom: many ? 48 : 12, containLabel: true },
+      grid: { left: gridSide, right: gridRight, top: gridTop, bottom: many ? 48 : 8, containLabel: true },
       xAxis: [{ axisLabel: label }],
+      yAxis: [{ splitNumber: Math.max(2, Math.min(5, Math.floor(plotHeight / 40))) }],
       dataZoom: many ? [
         { type: "inside", start: 0, end: 100 },
         { type: "slider", start: 0, end: 100, height: 18, bottom: 10, showDetail: false }
       ] : []
     };
+  }
+
+  // seriesMax is the largest value a chart's series hold.
+  function seriesMax(options) {
+    var top = 0;
+    options.series.forEach(function (series) {
+      (series.data || []).forEach(function (d) {
+        var v = d !== null && typeof d === "object" ? d.value : d;
+        if (typeof v === "number" && v > top) top = v;
+      });
+    });
+    return top;
+  }
+
+  // evenSteps is how many equal steps, at most most, split 0 to top into
+  // round numbers: 100 in 5 steps of 20, 6,000 in 3 of 2,000.
+  function evenSteps(top, most) {
+    var pow = Math.pow(10, Math.floor(Math.log(top) / Math.LN10));
+    var isRound = function (x, set) {
+      return set.some(function (want) {
+        return [0.1, 1, 10].some(function (scale) { return Math.abs(x - want * scale) < 1e-9 * scale; });
+      });
+    };
+    var preferred = [[1, 2, 2.5, 5], [1.5, 3, 4]];
+    for (var r = 0; r < preferred.length; r++) {
+      for (var k = most; k >= 2; k--) {
+        if (isRound(top / k / pow, preferred[r])) return k;
+      }
+    }
+    return 2;
   }
 
   // groupPage names the grouped result page of bar index: p0001.html.
@@ -120,11 +172,22 @@
     // The value axis ends on a round number at or above the tallest bar
     // shown and the limit line, however far the reader zooms.
     options.yAxis[0].max = function (extent) { return niceCeil(Math.max(extent.max, spec.floor || 0)); };
+    var layout = layoutOptions(spec, box.clientWidth);
+    if (layout.dataZoom.length === 0) {
+      // Without a zoom the top is known: the labels then step evenly up
+      // to it (0, 20, … 100, not 0, 30, 60, 90, 100).
+      var top = niceCeil(Math.max(seriesMax(options), spec.floor || 0));
+      options.yAxis[0].max = top;
+      options.yAxis[0].interval = top / evenSteps(top, layout.yAxis[0].splitNumber);
+    }
+    // Every value axis starts at 0, so a bar's height or a point's place
+    // is in proportion to its value.
+    options.yAxis[0].min = 0;
     // The axis name starts at the axis, so a narrow box never cuts it.
     options.yAxis[0].nameTextStyle = { align: "left" };
-    var layout = layoutOptions(spec, box.clientWidth);
     options.grid = layout.grid;
     options.xAxis[0].axisLabel = Object.assign({}, options.xAxis[0].axisLabel, layout.xAxis[0].axisLabel);
+    options.yAxis[0].splitNumber = layout.yAxis[0].splitNumber;
     options.dataZoom = layout.dataZoom;
     batchBars(options);
     // Both merged now, drawn once in the next frame.
@@ -183,11 +246,14 @@
   function colours(dark) {
     var text = dark ? "#d5dde6" : "#3b434b";
     var grid = dark ? "#323a44" : "#e3e7eb";
+    var page = dark ? "#0f1419" : "#ffffff";
     return {
       textStyle: { color: text },
       xAxis: [{ axisLabel: { color: text }, axisLine: { lineStyle: { color: grid } } }],
       yAxis: [{ axisLabel: { color: text }, nameTextStyle: { color: text }, splitLine: { lineStyle: { color: grid } } }],
-      series: [{ markLine: { label: { color: text, textBorderWidth: 0 } } }]
+      // The limit's label sits on the page's colour, so a line or a
+      // point behind it never makes it hard to read.
+      series: [{ markLine: { label: { color: text, textBorderWidth: 0, backgroundColor: page, padding: [1, 3] } } }]
     };
   }
 
@@ -195,8 +261,30 @@
     list.forEach(function (c) { c.chart.setOption(colours(dark)); });
   }
 
+  // Wide tables: a table that does not fit its column on this screen
+  // says that it scrolls sideways, before it, once.
+  function markScrolling() {
+    Array.prototype.forEach.call(document.querySelectorAll(".table-wrap"), function (wrap) {
+      var note = wrap.previousElementSibling;
+      var has = note !== null && note.classList.contains("scroll-note");
+      var wide = wrap.scrollWidth > wrap.clientWidth + 1;
+      if (wide && !has) {
+        var p = document.createElement("p");
+        p.className = "scroll-note";
+        p.textContent = "This table is wider than the screen: scroll it sideways to see every column →";
+        wrap.parentNode.insertBefore(p, wrap);
+      } else if (!wide && has) {
+        note.parentNode.removeChild(note);
+      }
+    });
+  }
+
   function init() {
     showBundle();
+    markScrolling();
+    window.addEventListener("resize", markScrolling);
+    // A folded table is measured when it is unfolded.
+    document.addEventListener("toggle", markScrolling, true);
     unfoldForPrint();
     var scheme = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
     var list = charts(scheme !== null && scheme.matches);

@@ -283,7 +283,7 @@
         if (withTrials) {
           tr.appendChild(strip ? el("td", { "class": "trials", "data-label": "Trials", "data-value": String(strip.passed) }, strip.nodes) : el("td"));
         }
-        tr.appendChild(el("td", r[1] ? { "data-label": "Failures" } : null, [r[1]]));
+        tr.appendChild(el("td", r[1] ? { "data-label": "What went wrong" } : null, [r[1]]));
         tr.appendChild(cell(r[4], { "class": "num", "data-label": "Latency", "data-value": r[3] === null ? "" : String(r[3]) }, r[7] & 1, "over the p95 limit"));
         tr.appendChild(cell(r[6], { "class": "num", "data-label": "Cost", "data-value": r[5] === null ? "" : String(r[5]) }, r[7] & 2, "over the limit on the average"));
         return tr;

@@ -37,15 +37,15 @@ func TestBuildWritesEveryFile(t *testing.T) {
 		}
 	}
 	// 12 cases × 3 snapshots drilldowns, 12 histories, 3 snapshot pages,
-	// overview, policy, handoff, report, 404, compare, cases.
+	// overview, policy, handoff, report, 404, compare, cases, glossary.
 	var pages int
 	for f := range files {
 		if strings.HasSuffix(f, ".html") {
 			pages++
 		}
 	}
-	if pages != 36+12+3+7 {
-		t.Errorf("%d pages, want %d", pages, 36+12+3+7)
+	if pages != 36+12+3+8 {
+		t.Errorf("%d pages, want %d", pages, 36+12+3+8)
 	}
 }
 

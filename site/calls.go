@@ -34,7 +34,7 @@ type CallPairs struct {
 type CallPair struct {
 	Expected CallView
 	Actual   *CallView // nil: no output call was paired with it
-	// Verdict is "matches", "arguments differ" or "no call paired".
+	// Verdict is "matches", "arguments differ" or "call not made".
 	Verdict Badge
 }
 
@@ -50,7 +50,7 @@ var modeText = map[suite.ToolMatch]string{
 var (
 	callMatches = newBadge("matches", "pass", "✓")
 	callDiffers = newBadge("arguments differ", "fail", "✕")
-	callMissing = newBadge("no call paired", "fail", "✕")
+	callMissing = newBadge("call not made", "fail", "✕")
 )
 
 // callPairs builds the comparison of out's calls with the case's expected

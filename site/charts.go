@@ -146,7 +146,8 @@ func renderBar(spec barSpec) (Chart, error) {
 		charts.WithAnimation(false),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: chartText(spec.AxisName)}),
+		// A bar's height is in proportion to its value: the axis starts at 0.
+		charts.WithYAxisOpts(opts.YAxis{Name: chartText(spec.AxisName), Min: 0}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category"}),
 	)
 	var lines []opts.MarkLineNameYAxisItem

@@ -57,7 +57,7 @@ func (v *view) history(i int) *HistoryPage {
 			Href:         root + v.paths.result(s.Label(), i),
 			SnapshotHref: root + snapshotPath(s.Label()),
 			Verdict:      verdictBadge(res.Passed),
-			Codes:        failureCodes(res.Failures),
+			Codes:        failureWords(res.Failures),
 			Decision:     "no output",
 			Latency:      "no output",
 			Cost:         "no output",

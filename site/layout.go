@@ -93,7 +93,7 @@ func (s siteInfo) layout(path, title string) Layout {
 	if s.HasHandoff {
 		nav = append(nav, link(handoffPath, "Handoff"))
 	}
-	nav = append(nav, link(reportPagePath, "Report"))
+	nav = append(nav, link(reportPagePath, "Report"), link(glossaryPath, "Glossary"))
 	// The latest snapshots, and the one this page belongs to.
 	var snaps []NavLink
 	first := max(0, len(s.Labels)-navSnapshots)

@@ -78,7 +78,7 @@ func p95Text(s *evaluator.Snapshot, c coverage) string {
 func avgCostText(s *evaluator.Snapshot, c coverage) string {
 	value := ""
 	if s.Metrics.AvgCostUSD != nil {
-		value = s.AvgCostText()
+		value = perAnswer(s.AvgCostText())
 	}
 	return measuredText(value, c, c.Costs, "cost")
 }

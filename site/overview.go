@@ -278,6 +278,11 @@ func verdictGate(g GateRow) VerdictGate {
 	return VerdictGate{Name: name, Value: g.Observed, Limit: g.Threshold, Passed: g.Passed, Verdict: verdictBadge(g.Passed)}
 }
 
+// trendHeight is the height of a trend chart's box: low enough for three
+// side by side above the fold of a laptop, tall enough that the plot,
+// not its labels, takes most of it.
+const trendHeight = "230px"
+
 // trend draws pass rate, p95 latency and average cost over every
 // snapshot, each against its limit (none when the gate is off), each
 // point shaped by its decision.
@@ -300,7 +305,7 @@ func (v *view) trend() ([]TrendChart, error) {
 	}
 	var out []TrendChart
 	for _, m := range measures {
-		spec := trendSpec{ID: m.id, Labels: v.info.Labels, Decisions: decisions, AxisName: m.axis, Height: "180px", Max: m.max,
+		spec := trendSpec{ID: m.id, Labels: v.info.Labels, Decisions: decisions, AxisName: m.axis, Height: trendHeight, Max: m.max,
 			Values: make([]*float64, n)}
 		for i, s := range rel.Snapshots {
 			if gr, ok := s.Result.Gate(m.gate); ok && gr.Value != nil {
@@ -332,6 +337,17 @@ func (v *view) trend() ([]TrendChart, error) {
 			note = "The dashed line is the " + map[bool]string{true: "minimum", false: "limit"}[word == "min"] + " of " + text + "."
 			if spec.Intervals != nil {
 				note = "Each whisker spans the " + spec.IntervalName + "; the dashed line is the minimum of " + text + "."
+			}
+		}
+		if m.gate == decide.GatePassRate && n > 0 {
+			note += " " + passRateNote(rel.Snapshots[n-1].Result.CasesTotal)
+		}
+		if m.gate == decide.GateP95Latency && n > 0 {
+			// The latest snapshot's count: the suite's cases, so the same
+			// in every snapshot but for missing answers.
+			latencies, _ := measured(rel.Snapshots[n-1])
+			if few := p95Note(latencies); few != "" {
+				note += " " + few
 			}
 		}
 		c, err := renderTrend(spec)

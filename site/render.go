@@ -17,7 +17,7 @@ import (
 // The page templates. Each is parsed together with templates/base.html
 // into a set of its own, so every page can define "content" without
 // clashing with the others.
-var pageTemplates = []string{"overview", "snapshot", "drilldown", "history", "results", "histories", "policy", "handoff", "compare", "matrix", "report"}
+var pageTemplates = []string{"overview", "snapshot", "drilldown", "history", "results", "histories", "policy", "handoff", "compare", "matrix", "report", "glossary"}
 
 // agentTemplate holds the parts that show what an agent did (outputs,
 // paired tool calls, trials, provenance), shared by several pages.
@@ -332,6 +332,7 @@ func (r *Renderer) sharedOwnJobs(v *view) []job {
 		dataJob(casesDataPath, v.casesData),
 		dataJob(matrixDataPath, v.matrixData),
 		pageJob(r, v, reportPagePath, "report", v.reportPage),
+		pageJob(r, v, glossaryPath, "glossary", v.glossaryPage),
 	}
 	if v.info.HasPolicy {
 		jobs = append(jobs, pageJob(r, v, policyPath, "policy", v.policy))

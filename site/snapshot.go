@@ -212,6 +212,10 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 		p.LatencyNote = fmt.Sprintf("One bar per case. The dashed line is the p95 limit of %s; %s. p95 of this snapshot: %s.",
 			ms(latencyLimit), slowText, p.Card.P95)
 	}
+	nLatencies, nCosts := measured(s)
+	if few := p95Note(nLatencies); few != "" {
+		p.LatencyNote += " " + few
+	}
 	lines := limitLines(g, decide.GateP95Latency, "p95 limit ")
 	var err error
 	p.LatencyChart, err = renderBar(barSpec{ID: "case_latency", Root: root, Categories: ids, Values: latencies, Over: slow, Links: links, LinkKeys: v.paths.stems, LinkPages: v.paths.perPage,
@@ -227,6 +231,9 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	if costLimit, on := decide.Limit(g, decide.GateAvgCost); on {
 		p.CostNote = fmt.Sprintf("One bar per case. The dashed line is the limit of %s on the average cost; the average of this snapshot is %s.",
 			usd(costLimit), p.Card.AvgCost)
+	}
+	if nCosts > 0 {
+		p.CostNote += fmt.Sprintf(" The average is of %s %s.", count(nCosts), plural(nCosts, "answer", "answers"))
 	}
 	if s.Trials() > 0 {
 		p.CostNote += " With trials, a case's bar is the average of its measured trials."
@@ -275,8 +282,10 @@ func (v *view) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 		row := CaseRow{
 			ID: c.ID, Href: root + v.paths.result(s.Label(), i), Title: c.Title,
 			Severity: string(c.Severity), SeverityRank: severityRank(c.Severity),
-			Verdict: verdictBadge(res.Passed), Codes: failureCodes(res.Failures),
-			Search:  failureDetails(res.Failures),
+			// The table says what went wrong in words; the search also
+			// finds the codes and the details.
+			Verdict: verdictBadge(res.Passed), Codes: failureWords(res.Failures),
+			Search:  strings.TrimSpace(failureCodes(res.Failures) + " " + failureDetails(res.Failures)),
 			Latency: "no output", Cost: "no output",
 		}
 		row.Strip = trialStrip(&res, s.Trials(), v.paths.trialLinks(root, s.Label(), i))

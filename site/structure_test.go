@@ -297,8 +297,8 @@ func TestHistoryPageFollowsTheCase(t *testing.T) {
 		t.Fatalf("%d history rows, want 3", len(rows)-1)
 	}
 	want := [][]string{
-		{"baseline-v1", "✕ fail", "reject", "citation"},
-		{"candidate-v2", "✕ fail", "reject", "citation"},
+		{"baseline-v1", "✕ fail", "reject", "cited the wrong policy rule"},
+		{"candidate-v2", "✕ fail", "reject", "cited the wrong policy rule"},
 		{"candidate-v3", "✓ pass", "reject", ""},
 	}
 	for i, w := range want {

@@ -107,7 +107,8 @@ func renderTrend(spec trendSpec) (Chart, error) {
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		// The axis reaches the limit line, or echarts leaves it out.
-		charts.WithYAxisOpts(opts.YAxis{Name: chartText(spec.AxisName), Max: yMax}),
+		// It starts at 0, so a point's height is in proportion to its value.
+		charts.WithYAxisOpts(opts.YAxis{Name: chartText(spec.AxisName), Min: 0, Max: yMax}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{HideOverlap: opts.Bool(true)}}),
 		charts.WithGridOpts(opts.Grid{Left: "8", Right: "16", Top: "32", Bottom: "8", ContainLabel: opts.Bool(true)}),
 	)

@@ -335,7 +335,7 @@ func TestDataScripts(t *testing.T) {
 			if cases.IDs[i] != c.ID || cases.Titles[i] != c.Title || int(cases.Severity[i]-'0') != severityRank(c.Severity) {
 				t.Errorf("case %d: %s %q %c", i, cases.IDs[i], cases.Titles[i], cases.Severity[i])
 			}
-			if passed := rows[i][0] == float64(1); passed != res.Passed || rows[i][1] != failureCodes(res.Failures) {
+			if passed := rows[i][0] == float64(1); passed != res.Passed || rows[i][1] != failureWords(res.Failures) {
 				t.Errorf("%s in %s: data row %v", c.ID, s.Label(), rows[i])
 			}
 		}
