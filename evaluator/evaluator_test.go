@@ -19,8 +19,8 @@ import (
 
 const sampleDir = "../data"
 
-// TestSampleOutcomes pins the sample to the designed outcomes of the
-// contract, snapshot by snapshot.
+// TestSampleOutcomes pins the sample to its designed outcomes (README.md),
+// snapshot by snapshot.
 func TestSampleOutcomes(t *testing.T) {
 	rel, err := EvaluateDir(sampleDir, Options{})
 	if err != nil {

@@ -1,6 +1,6 @@
 // Package examples holds example data folders; its tests check that the
 // evaluator gives each example the outcome its README works out by hand
-// from the data contract.
+// from the data format.
 package examples
 
 import (
@@ -20,7 +20,7 @@ import (
 
 // verdicts are the hand-derived verdicts of examples/airline/README.md:
 // per snapshot and case, one entry per trial (one entry without trials),
-// each the failure codes of that trial in the order of the contract's
+// each the failure codes of that trial in the order of the data format's
 // table, "" for a trial that passes.
 var airlineVerdicts = map[string]map[string][]string{
 	"baseline": {
@@ -97,7 +97,7 @@ func rat(t *testing.T, n json.Number) *big.Rat {
 	return r
 }
 
-// outcome is what §3, §8.5 and §8.6 make of the hand-derived verdicts.
+// outcome is what docs/data-format.md (deciding a snapshot), docs/data-format.md, "Unmeasured latency and cost; gates that are off" and docs/data-format.md, "Repeated trials" make of the hand-derived verdicts.
 type outcome struct {
 	passed, critical         int
 	trialsPassed, trialTotal int
@@ -122,7 +122,7 @@ func expectedOutcome(t *testing.T, label string, severity map[string]string, ids
 				}
 			}
 		}
-		// §8.6: a case passes when passed ÷ k ≥ min_trial_pass_rate; without
+		// docs/data-format.md, "Repeated trials": a case passes when passed ÷ k ≥ min_trial_pass_rate; without
 		// trials it passes when its one output does.
 		casePasses := passed == n
 		if k > 0 {
@@ -136,13 +136,13 @@ func expectedOutcome(t *testing.T, label string, severity map[string]string, ids
 		if casePasses {
 			o.passed++
 		}
-		// §3 and §8.6: a failed critical case, or a critical case with any
+		// docs/data-format.md (deciding a snapshot) and docs/data-format.md, "Repeated trials": a failed critical case, or a critical case with any
 		// failed trial, is a critical failure.
 		if severity[id] == "critical" && passed < n {
 			o.critical++
 		}
 	}
-	// §3 nearest rank and §8.5: over the measured values only.
+	// docs/data-format.md (deciding a snapshot) nearest rank and docs/data-format.md, "Unmeasured latency and cost; gates that are off": over the measured values only.
 	var lat []*big.Rat
 	sum, costs := new(big.Rat), 0
 	for _, l := range lines {
@@ -162,7 +162,7 @@ func expectedOutcome(t *testing.T, label string, severity map[string]string, ids
 	if costs > 0 {
 		o.avgCost = new(big.Rat).Quo(sum, big.NewRat(int64(costs), 1))
 	}
-	// §3 decision; max_avg_cost_usd is null, so cost decides nothing.
+	// docs/data-format.md (deciding a snapshot) decision; max_avg_cost_usd is null, so cost decides nothing.
 	switch {
 	case big.NewRat(int64(o.passed), int64(len(ids))).Cmp(minPassRate) < 0 || o.critical > maxCritical:
 		o.decision = "BLOCK"
@@ -179,7 +179,7 @@ func TestAirlineExampleOutcomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// §8.7: every snapshot has recorded_at, so they are in recording
+	// docs/data-format.md, "Provenance and order": every snapshot has recorded_at, so they are in recording
 	// order, which is not the order of their labels.
 	var labels []string
 	for _, s := range rel.Snapshots {
@@ -212,7 +212,7 @@ func TestAirlineExampleOutcomes(t *testing.T) {
 			doc := readme[label]
 			if want.passed != doc.passed || want.critical != doc.critical || want.decision != doc.decision ||
 				want.p95.Cmp(mustRat(doc.p95)) != 0 || want.avgCost.Cmp(mustRat(doc.avg)) != 0 {
-				t.Fatalf("the contract gives %+v, the README says %+v", want, doc)
+				t.Fatalf("the data format gives %+v, the README says %+v", want, doc)
 			}
 			r := s.Result
 			if r.CasesPassed != want.passed || r.CriticalFailures != want.critical || string(r.Decision) != want.decision {

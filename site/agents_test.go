@@ -15,12 +15,12 @@ import (
 )
 
 // airlineData is the example folder that uses every extension of the
-// data contract's §8.
+// docs/data-format.md, "Real agents".
 const airlineData = "../examples/airline"
 
 // TestAirlineSite builds examples/airline and reads its pages by selector
-// for each §8 feature the site shows. The expected values come from the
-// example's README, which works them out from the contract.
+// for each docs/data-format.md, "Real agents" feature the site shows. The expected values come from the
+// example's README, which works them out from the data format.
 func TestAirlineSite(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "public")
 	if _, err := Build(airlineData, out, BuildOptions{}); err != nil {

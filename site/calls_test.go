@@ -98,7 +98,7 @@ func TestCallPairsFollowTheJudgesPairing(t *testing.T) {
 	if cp.Mode != "subsequence" || len(cp.Pairs) != 2 {
 		t.Fatalf("mode %q with %d pairs, want subsequence with 2", cp.Mode, len(cp.Pairs))
 	}
-	// In the contract's subsequence, expected 1 pairs with output call 2
+	// In the data format's subsequence, expected 1 pairs with output call 2
 	// and expected 2 with output call 4; calls 1 and 3 are left over.
 	wantActual := []int{2, 4}
 	for i, p := range cp.Pairs {

@@ -10,7 +10,7 @@ import (
 
 // noPolicyData copies the sample into a temporary data folder without
 // POLICY.md, emptying every case's expected citations so that it stays
-// valid input (§8.8). The outputs keep their citations.
+// valid input (docs/data-format.md, "Optional documents"). The outputs keep their citations.
 func noPolicyData(t *testing.T) string {
 	t.Helper()
 	data := filepath.Join(t.TempDir(), "data")

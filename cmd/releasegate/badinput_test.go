@@ -68,7 +68,7 @@ func replaceOnce(old, new string) func(string) string {
 }
 
 // TestBadInputChangesNothing runs evaluate --all over each kind of bad
-// input the contract names: the run must fail with status 1 and a message
+// input the data format names: the run must fail with status 1 and a message
 // that locates the problem, and the previous results must stay byte for
 // byte.
 func TestBadInputChangesNothing(t *testing.T) {

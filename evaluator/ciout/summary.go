@@ -128,7 +128,7 @@ func writeFlakyCases(b *bytes.Buffer, rel *evaluator.Release, s *evaluator.Snaps
 		case !c.Passed:
 			result = "**fail**"
 		case c.Severity == suite.Critical:
-			// Any failed trial of a critical case counts (§8.6).
+			// Any failed trial of a critical case counts (docs/data-format.md, "Repeated trials").
 			result = "pass; a critical failure"
 		}
 		var failed []int

@@ -176,7 +176,7 @@ func BenchmarkTally(b *testing.B) {
 	}
 }
 
-// §8.5: "p95 and the average are taken over the measured values."
+// docs/data-format.md, "Unmeasured latency and cost; gates that are off": "p95 and the average are taken over the measured values."
 func TestStatisticsOverMeasuredValues(t *testing.T) {
 	var tl Tally
 	tl.AddCase(suite.Minor, true)
@@ -192,8 +192,8 @@ func TestStatisticsOverMeasuredValues(t *testing.T) {
 	}
 }
 
-// §8.6: "With nothing measured, the statistic is null and a gate that is
-// on fails (as in §3)."
+// docs/data-format.md, "Repeated trials": "With nothing measured, the statistic is null and a gate that is
+// on fails (as in docs/data-format.md (deciding a snapshot))."
 func TestNothingMeasuredFailsAGateThatIsOn(t *testing.T) {
 	var tl Tally
 	tl.AddCase(suite.Minor, true)
@@ -218,7 +218,7 @@ func TestNothingMeasuredFailsAGateThatIsOn(t *testing.T) {
 	}
 }
 
-// §8.5: "A threshold in gate.json may be null: that gate is off, is
+// docs/data-format.md, "Unmeasured latency and cost; gates that are off": "A threshold in gate.json may be null: that gate is off, is
 // shown as "not gated", and never decides anything."
 func TestGatesThatAreOff(t *testing.T) {
 	tests := []struct {
@@ -253,7 +253,7 @@ func TestGatesThatAreOff(t *testing.T) {
 	}
 }
 
-// §8.6: "A critical case with any failed trial counts as a critical
+// docs/data-format.md, "Repeated trials": "A critical case with any failed trial counts as a critical
 // failure, whatever that rate."
 func TestCriticalFlakyCaseCountsAsCriticalFailure(t *testing.T) {
 	var tl Tally

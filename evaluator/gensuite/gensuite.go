@@ -117,7 +117,7 @@ func repeat(src, dst string, n int, edit func(i int, v map[string]any)) error {
 }
 
 // WriteTrials is Write for agents run k times: each snapshot of src
-// becomes k trials of n cases, and the suite and outputs use the §8
+// becomes k trials of n cases, and the suite and outputs use the docs/data-format.md, "Real agents"
 // extensions a real suite does. Expected arguments carry matchers ($text
 // on a third of the cases, $any on another third, an $optional member on
 // every fifth), output calls come in the four wire formats in turn, with

@@ -14,7 +14,7 @@ import (
 // must return (nil: not checked).
 type callTest struct {
 	name     string
-	rule     string // the contract's sentence the row checks
+	rule     string // the data format's sentence the row checks
 	expected string // the case's "expected" member
 	calls    string // the output's "tool_calls"
 	want     []Code
@@ -175,7 +175,7 @@ func TestUnreadableArguments(t *testing.T) {
 }
 
 func TestPolicyAbsent(t *testing.T) {
-	// §8.8: "without it there are no rules, ..., output citations are not judged".
+	// docs/data-format.md, "Optional documents": "without it there are no rules, ..., output citations are not judged".
 	c := &suite.Case{ID: "T-1", Expected: suite.Expected{Decision: "answer"}}
 	out := &suite.Output{Decision: "answer", Citations: []string{"ER-2026.08 §6.1", "anything"}}
 	if fs := Case(c, out, nil); fs != nil {
@@ -186,7 +186,7 @@ func TestPolicyAbsent(t *testing.T) {
 	}
 }
 
-// TestOneExactCallKeepsItsWording pins the details of §2's rule, which the
+// TestOneExactCallKeepsItsWording pins the details of the single-call rule of docs/data-format.md, which the
 // sample's results files hold.
 func TestOneExactCallKeepsItsWording(t *testing.T) {
 	exp := `{"decision": "reject", "tool_calls": [{"name": "reject_expense", "arguments": {"reason_code": "X"}}]}`
@@ -226,7 +226,7 @@ func TestNoCallsAtAll(t *testing.T) {
 }
 
 // TestLargePairings judges outputs whose pairing tables exceed maxTable:
-// the verdicts stay those of the contract.
+// the verdicts stay those of the data format.
 func TestLargePairings(t *testing.T) {
 	const n = 1100
 	var exp, calls, swapped []string

@@ -171,7 +171,7 @@ func (refuseLoader) Load(url string) (any, error) {
 // caseParser reads the lines of one cases file.
 type caseParser struct {
 	file   string
-	schema *CaseSchema   // nil checks the contract only
+	schema *CaseSchema   // nil checks the data format only
 	policy *suite.Policy // nil without POLICY.md
 	// decisions are the decisions a case may expect.
 	decisions suite.Vocabulary
@@ -180,7 +180,7 @@ type caseParser struct {
 }
 
 // Cases parses a whole cases.jsonl from r: each line must satisfy the
-// schema (when not nil) and the contract, case ids must be unique, and
+// schema (when not nil) and the data format, case ids must be unique, and
 // every expected citation must be a rule of the policy. Each case's input
 // is kept only when keepInputs is set. Lines are parsed on all cores.
 func Cases(file string, r io.Reader, schema *CaseSchema, policy *suite.Policy, keepInputs bool) ([]*suite.Case, error) {

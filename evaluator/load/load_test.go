@@ -214,8 +214,8 @@ func TestCasesBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			// The built-in checks alone must refuse bad cases too, but
 			// the decisions and how many calls each needs are the
-			// schema's business (§8.1).
-			for name, compiled := range map[string]*CaseSchema{"with schema": schema, "contract only": nil} {
+			// schema's business (docs/data-format.md, "Decisions come from the schema").
+			for name, compiled := range map[string]*CaseSchema{"with schema": schema, "format only": nil} {
 				if compiled == nil && strings.Contains(tt.want, "case.schema.json") {
 					continue
 				}

@@ -8,7 +8,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
-// TestCasesRefuseMalformedMatchers checks §8.3 at load: "Any other
+// TestCasesRefuseMalformedMatchers checks docs/data-format.md, "Argument matchers" at load: "Any other
 // single-member $ name, a misplaced $optional, or a matcher of the wrong
 // shape is bad input naming the file, line and JSON path."
 func TestCasesRefuseMalformedMatchers(t *testing.T) {
@@ -36,7 +36,7 @@ func TestCasesRefuseMalformedMatchers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := line(`{}`) + "\n" + strings.Replace(line(tt.args), "ER-100", "ER-101", 1)
-			for name, compiled := range map[string]*CaseSchema{"with schema": schema, "contract only": nil} {
+			for name, compiled := range map[string]*CaseSchema{"with schema": schema, "format only": nil} {
 				_, err := Cases("cases.jsonl", strings.NewReader(in), compiled, s.Policy, false)
 				var ie *suite.InputError
 				if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), tt.want) {
@@ -82,7 +82,7 @@ func TestCasesReadToolMatch(t *testing.T) {
 	}
 }
 
-// TestCasesAcceptMatchersThatCannotMatchAnObject: the contract does not
+// TestCasesAcceptMatchersThatCannotMatchAnObject: the data format does not
 // list a matcher for the whole arguments that accepts no object among
 // bad input; such a case loads, and no output can pass it.
 func TestCasesAcceptMatchersThatCannotMatchAnObject(t *testing.T) {

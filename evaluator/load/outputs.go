@@ -16,7 +16,7 @@ const maxTrial = 1000
 
 // Outputs streams the outputs of one snapshot from r, calling yield with
 // each in file order and the position of its case in the suite. It checks
-// each line against the contract and the suite: every case_id must be a
+// each line against the data format and the suite: every case_id must be a
 // case of the suite, at most once (once per trial when the lines carry
 // trials), and either every line gives a trial or none does. It returns
 // the SHA-256 of everything read. The Output passed to yield is the
@@ -99,7 +99,7 @@ func parseOutput(d *jsonDecoder, file string, line int, text []byte, decisions s
 }
 
 // parseOutputTokens is parseOutput token by token, for lines that are
-// invalid or break the contract: it finds and words the first problem.
+// invalid or break the data format: it finds and words the first problem.
 func parseOutputTokens(d *jsonDecoder, file string, line int, text []byte, decisions suite.Vocabulary) (*suite.Output, error) {
 	r := &fieldReader{file: file, line: line}
 	o := &suite.Output{Line: line}

@@ -15,7 +15,7 @@ import (
 )
 
 // airlineData is the example that uses every extension of the data
-// contract's §8.
+// docs/data-format.md, "Real agents".
 const airlineData = "../../examples/airline"
 
 // airlineSite builds examples/airline once per run.
@@ -44,7 +44,7 @@ func deviceViewport(width, height int64) func(tb *tab) error {
 	}
 }
 
-// agentElements are the parts of a page that show §8: each must lie
+// agentElements are the parts of a page that show docs/data-format.md, "Real agents": each must lie
 // inside the viewport, or inside its table cell when it sits in a table
 // (a wide table scrolls in its own frame, not the page).
 const agentElements = ".trial-strip, .trial-count, .badge-flaky, .badge-off, .recording, .trial-summary, .card-trials, " +

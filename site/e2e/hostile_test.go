@@ -53,7 +53,7 @@ See [the rule](javascript:alert(1)) and ` + "`" + payloads[1] + "`" + `.
 // payloads in every free-text place: case titles, inputs (keys and
 // values), expected arguments and forbidden tools, output arguments, tool
 // names and citations, and the Markdown documents. The result still obeys
-// the contract, so the site must build from it.
+// the data format, so the site must build from it.
 func writeHostileData(src, dst string) error {
 	if err := os.MkdirAll(filepath.Join(dst, "outputs"), 0o755); err != nil {
 		return err

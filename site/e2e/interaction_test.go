@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
-// designedDecisions are the sample's outcomes that the contract fixes.
+// designedDecisions are the sample's outcomes, fixed by design (README.md).
 var designedDecisions = map[string]string{
 	"baseline-v1":  "BLOCK",
 	"candidate-v2": "REVIEW",
@@ -46,7 +46,7 @@ const overviewBadgesJS = `(() => { ` + badgeTextJS + `
 const headingBadgeJS = `(() => { ` + badgeTextJS + ` return badgeText(document.querySelector("h1 .badge")); })()`
 
 // TestDecisionBadges checks that the overview and each snapshot page show
-// the decision the contract designs for the sample: BLOCK, REVIEW, PASS.
+// the decision designed for the sample: BLOCK, REVIEW, PASS.
 func TestDecisionBadges(t *testing.T) {
 	t.Parallel()
 	browser := shared.needBrowser(t)

@@ -30,7 +30,7 @@ import (
 // a bundle. Every expectation comes from the site's results files.
 
 // releaseOrder reads every results file of a built site in the order of
-// the contract's §8.7: by recorded_at when every snapshot has one (ties
+// the docs/data-format.md, "Provenance and order": by recorded_at when every snapshot has one (ties
 // by label), else by label with digit runs compared as numbers. The last
 // one is the decisive snapshot.
 func releaseOrder(t *testing.T, dir string) []resultsFile {
