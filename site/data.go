@@ -113,7 +113,7 @@ func (v *view) matrixData() ([]byte, error) {
 	snaps := v.in.Release.Snapshots
 	d := matrixData{Labels: v.info.Labels, Decisions: make([]string, len(snaps)),
 		Gates: make([][]matrixGate, len(snaps)), Status: make([]string, len(snaps))}
-	specs := decide.Applicable(v.in.Release.Suite.Gate)
+	specs := v.in.Release.Specs().Applicable(v.in.Release.Suite.Gate)
 	for i, s := range snaps {
 		d.Decisions[i] = string(s.Result.Decision)
 		d.Gates[i] = matrixGates(s, gateRows(s), specs)

@@ -14,7 +14,7 @@ func TestGateRows(t *testing.T) {
 	gate := suite.Gate{Thresholds: map[string]*suite.Number{}}
 	for i, lit := range []string{"0.90", "0", "2500", "0.025"} {
 		n := suite.MustNumber(lit)
-		gate.Thresholds[decide.Specs[i].Key] = &n
+		gate.Thresholds[decide.DefaultGates()[i].Key] = &n
 	}
 	num := func(s string) *suite.Number { n := suite.MustNumber(s); return &n }
 	tests := []struct {
@@ -65,7 +65,7 @@ func TestGateRows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			decision, gates := decide.Decide(tt.m, gate)
+			decision, gates := decide.DefaultGates().Decide(tt.m, gate)
 			rows := gateRows(&evaluator.Snapshot{Result: evaluator.Result{Decision: decision, Gates: gates}, Metrics: tt.m})
 			for i, r := range rows {
 				if r.Observed != tt.observed[i] || r.Margin != tt.margins[i] || r.Passed != tt.passed[i] {
@@ -77,7 +77,7 @@ func TestGateRows(t *testing.T) {
 			}
 			// The words agree with the decision the evaluator makes.
 			if decision != tt.decision {
-				t.Fatalf("decide.Decide = %s, want %s", decision, tt.decision)
+				t.Fatalf("Decide = %s, want %s", decision, tt.decision)
 			}
 			for i, g := range gates {
 				if g.Passed != rows[i].Passed {

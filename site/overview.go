@@ -177,7 +177,7 @@ func (v *view) overview() (*OverviewPage, error) {
 	p.HistoryOpen = len(p.History) <= openHistory
 	p.Verdict = v.verdict()
 	p.Files = []NavLink{{Href: reportPagePath, Text: "Release report"}, {Href: reportPath, Text: reportPath + " (Markdown)"}}
-	for _, t := range decide.Thresholds(g) {
+	for _, t := range rel.Specs().Thresholds(g) {
 		p.Thresholds = append(p.Thresholds, Threshold{t.Spec.Topic, t.Text()})
 	}
 	if t, ok := trialThreshold(rel); ok {
@@ -320,8 +320,8 @@ func (v *view) trend() ([]TrendChart, error) {
 			}
 		}
 		note := "Not gated: no limit is set."
-		if limit, on := decide.Limit(g, m.gate); on {
-			sp, _ := decide.SpecOf(m.gate)
+		if limit, on := rel.Specs().Limit(g, m.gate); on {
+			sp, _ := rel.Specs().Named(m.gate)
 			f, _ := limit.Float64()
 			text := sp.Unit.Format(limit)
 			word := "limit"
@@ -345,12 +345,14 @@ func (v *view) trend() ([]TrendChart, error) {
 
 // limitLines is the dashed line of a gate's threshold on a chart, none
 // when the gate is off.
-func limitLines(g suite.Gate, gate, prefix string) []refLine {
-	limit, on := decide.Limit(g, gate)
+func limitLines(spec *decide.Spec, g suite.Gate, prefix string) []refLine {
+	if spec == nil {
+		return nil
+	}
+	limit, on := spec.Limit(g)
 	if !on {
 		return nil
 	}
-	spec, _ := decide.SpecOf(gate)
 	v, _ := limit.Float64()
 	return []refLine{{Label: prefix + spec.Unit.Format(limit), Value: v, Color: limitColour}}
 }

@@ -292,9 +292,9 @@ func (r *rebuild) judgeEdits() error {
 // when gate.json alone changed.
 func (r *rebuild) editedSuite() (*suite.Suite, error) {
 	if len(r.ch.Edited) == 1 && r.ch.Edited[load.GateFile] {
-		return withGate(r.old.data, r.old.release.Suite)
+		return withGate(r.old.data, r.old.release.Suite, r.old.release.Specs())
 	}
-	return load.Suite(r.old.data, load.Options{KeepInputs: true})
+	return load.Suite(r.old.data, load.Options{KeepInputs: true, Gates: r.old.release.Specs()})
 }
 
 // readHandoff reads HANDOFF.md again when it changed.
@@ -411,7 +411,8 @@ func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(
 	for _, s := range old.Snapshots {
 		cached[s.Label()] = s
 	}
-	rel = &evaluator.Release{Suite: s, Snapshots: make([]*evaluator.Snapshot, len(files))}
+	gates := old.Specs()
+	rel = &evaluator.Release{Suite: s, Gates: gates, Snapshots: make([]*evaluator.Snapshot, len(files))}
 	errs := make([]error, len(files))
 	read := make([]bool, len(files)) // evaluated from its outputs file
 	sameSet = len(files) == len(old.Snapshots)
@@ -428,7 +429,7 @@ func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(
 			}
 		}
 		read[i] = true
-		rel.Snapshots[i], errs[i] = evaluator.EvaluateSnapshot(s, f, evaluator.Options{KeepOutputs: true, KeepInputs: true})
+		rel.Snapshots[i], errs[i] = evaluator.EvaluateSnapshot(s, f, evaluator.Options{KeepOutputs: true, KeepInputs: true, Gates: gates})
 	})
 	for i, f := range files {
 		if read[i] {
