@@ -4,7 +4,6 @@ import (
 	"html"
 	"html/template"
 	"math/big"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -167,7 +166,7 @@ func gateRows(s *evaluator.Snapshot) []GateRow {
 		// A gate with an interval (the pass rate) carries it, rounded as
 		// the results file writes it.
 		if iv := g.Interval; iv != nil {
-			observed += "; " + strconv.FormatFloat(100*s.Result.Confidence, 'f', -1, 64) + "% interval " +
+			observed += "; " + g.Level.Percent() + " interval " +
 				intervalText(stats.RoundDecimals(iv.Lo, 6), stats.RoundDecimals(iv.Hi, 6))
 		}
 		rows[i] = GateRow{Name: g.Spec.Title, Gate: g.Gate, Observed: observed, Threshold: g.ThresholdText(),

@@ -29,7 +29,7 @@ func TestGateRows(t *testing.T) {
 		{
 			name:     "blocked",
 			m:        decide.Metrics{CasesTotal: 12, CasesPassed: 8, CriticalFailures: 2, PassRate: big.NewRat(8, 12), P95LatencyMS: num("1100"), AvgCostUSD: big.NewRat(1325, 100000)},
-			observed: []string{"66.67% (8 of 12 cases)", "2", "1,100 ms", "USD 0.01325"},
+			observed: []string{"66.67% (8 of 12 cases); 95% interval 39.1–86.2%", "2", "1,100 ms", "USD 0.01325"},
 			margins:  []string{"23.33 percentage points below the minimum", "2 over the limit", "1,400 ms under the limit", "USD 0.01175 under the limit"},
 			passed:   []bool{false, false, true, true},
 			decision: decide.Block,
@@ -38,7 +38,7 @@ func TestGateRows(t *testing.T) {
 		{
 			name:     "review on latency",
 			m:        decide.Metrics{CasesTotal: 12, CasesPassed: 11, PassRate: big.NewRat(11, 12), P95LatencyMS: num("5200"), AvgCostUSD: big.NewRat(125, 10000)},
-			observed: []string{"91.67% (11 of 12 cases)", "0", "5,200 ms", "USD 0.0125"},
+			observed: []string{"91.67% (11 of 12 cases); 95% interval 64.6–98.5%", "0", "5,200 ms", "USD 0.0125"},
 			margins:  []string{"1.67 percentage points above the minimum", "exactly at the limit", "2,700 ms over the limit", "USD 0.0125 under the limit"},
 			passed:   []bool{true, true, false, true},
 			decision: decide.Review,
@@ -47,7 +47,7 @@ func TestGateRows(t *testing.T) {
 		{
 			name:     "limits are inclusive",
 			m:        decide.Metrics{CasesTotal: 10, CasesPassed: 9, PassRate: big.NewRat(9, 10), P95LatencyMS: num("2500"), AvgCostUSD: big.NewRat(25, 1000)},
-			observed: []string{"90% (9 of 10 cases)", "0", "2,500 ms", "USD 0.025"},
+			observed: []string{"90% (9 of 10 cases); 95% interval 59.6–98.2%", "0", "2,500 ms", "USD 0.025"},
 			margins:  []string{"exactly at the limit", "exactly at the limit", "exactly at the limit", "exactly at the limit"},
 			passed:   []bool{true, true, true, true},
 			decision: decide.Pass,
@@ -56,7 +56,7 @@ func TestGateRows(t *testing.T) {
 		{
 			name:     "no outputs",
 			m:        decide.Metrics{CasesTotal: 2, PassRate: new(big.Rat)},
-			observed: []string{"0% (0 of 2 cases)", "0", "n/a (not measured)", "n/a (not measured)"},
+			observed: []string{"0% (0 of 2 cases); 95% interval 0–65.8%", "0", "n/a (not measured)", "n/a (not measured)"},
 			margins:  []string{"90 percentage points below the minimum", "exactly at the limit", "n/a", "n/a"},
 			passed:   []bool{false, true, false, false},
 			decision: decide.Block,

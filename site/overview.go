@@ -265,13 +265,7 @@ func (v *view) verdict() Verdict {
 
 // verdictGate shortens a gate row for the verdict's list.
 func verdictGate(g GateRow) VerdictGate {
-	names := map[string]string{
-		decide.GatePassRate:         "pass rate",
-		decide.GateCriticalFailures: "critical failures",
-		decide.GateP95Latency:       "p95 latency",
-		decide.GateAvgCost:          "average cost",
-	}
-	name := names[g.Gate]
+	name := g.spec.Short
 	if name == "" {
 		name = g.Name
 	}
@@ -289,14 +283,21 @@ func (v *view) trend() ([]TrendChart, error) {
 	for i, s := range rel.Snapshots {
 		decisions[i] = s.Result.Decision
 	}
-	measures := []struct {
+	type measure struct {
 		gate, title, id, axis string
 		scale                 float64 // a fraction is drawn as a percentage
 		max                   float64
-	}{
-		{decide.GatePassRate, "Pass rate with its " + g.Confidence.Percent() + " interval", "trend_pass_rate", "pass rate (%)", 100, 100},
-		{decide.GateP95Latency, "p95 latency", "trend_p95", "p95 (ms)", 1, 0},
-		{decide.GateAvgCost, "Average cost", "trend_cost", "cost (USD)", 1, 0},
+		interval              bool // whiskers from the gate's interval
+	}
+	var measures []measure
+	for _, sp := range rel.Specs().Applicable(g) {
+		if t := sp.Trend; t != nil {
+			title := t.Title
+			if sp.Proof != nil {
+				title += " with its " + g.Confidence.Percent() + " interval"
+			}
+			measures = append(measures, measure{sp.Name, title, t.ID, t.Axis, t.Scale, t.Max, sp.Proof != nil})
+		}
 	}
 	var out []TrendChart
 	for _, m := range measures {
@@ -309,13 +310,14 @@ func (v *view) trend() ([]TrendChart, error) {
 				spec.Values[i] = &f
 			}
 		}
-		if m.gate == decide.GatePassRate {
-			// The whiskers are the results files' intervals, as written.
+		if m.interval {
+			// The whiskers are the gate's intervals, rounded as the results
+			// files write them.
 			spec.IntervalName = g.Confidence.Percent() + " interval"
 			spec.Intervals = make([]*[2]float64, n)
 			for i, s := range rel.Snapshots {
-				if iv := s.Result.PassRateInterval; iv != nil {
-					spec.Intervals[i] = &[2]float64{iv[0] * 100, iv[1] * 100}
+				if gr, ok := s.Result.Gate(m.gate); ok && gr.Interval != nil {
+					spec.Intervals[i] = &[2]float64{stats.RoundDecimals(gr.Interval.Lo, 6) * m.scale, stats.RoundDecimals(gr.Interval.Hi, 6) * m.scale}
 				}
 			}
 		}
@@ -325,7 +327,7 @@ func (v *view) trend() ([]TrendChart, error) {
 			f, _ := limit.Float64()
 			text := sp.Unit.Format(limit)
 			word := "limit"
-			if m.gate == decide.GatePassRate {
+			if sp.Bound == decide.AtLeast {
 				word = "min"
 			}
 			spec.Limit = &refLine{Label: word + " " + text, Value: f * m.scale, Color: limitColour}

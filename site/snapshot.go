@@ -349,6 +349,9 @@ func whyGates(gates []GateRow, rows []CaseRow, cases []*suite.Case, regressed ma
 		var picked []int
 		note := func(r CaseRow) string { return r.Codes }
 		spec := g.spec
+		w.Lead = upperFirst(spec.DriversText) + ":"
+		fragment, allText := spec.Drivers.Filter()
+		w.AllHref, w.AllText = "#"+fragment, allText
 		switch spec.Drivers {
 		case decide.FailingCriticalCases:
 			for i, r := range rows {
@@ -356,29 +359,24 @@ func whyGates(gates []GateRow, rows []CaseRow, cases []*suite.Case, regressed ma
 					picked = append(picked, i)
 				}
 			}
-			w.Lead, w.AllHref, w.AllText = "The failing critical cases:", "#result=fail&severity=critical", "all failing critical cases in the table"
 		case decide.FailingCases:
 			for i, r := range rows {
 				if r.Verdict.Class == failVerdict.Class {
 					picked = append(picked, i)
 				}
 			}
-			w.Lead, w.AllHref, w.AllText = "The failing cases:", "#result=fail", "all failing cases in the table"
 		case decide.SlowestOutputs:
 			picked = overLimit(rows, func(r CaseRow) bool { return r.LatencyOver }, func(r CaseRow) string { return r.LatencySort })
 			note = func(r CaseRow) string { return r.Latency }
-			w.Lead, w.AllHref, w.AllText = "The outputs slower than the limit, slowest first:", "#sort=latency-desc", "every case by latency, slowest first"
 		case decide.CostliestOutputs:
 			picked = overLimit(rows, func(r CaseRow) bool { return r.CostOver }, func(r CaseRow) string { return r.CostSort })
 			note = func(r CaseRow) string { return r.Cost }
-			w.Lead, w.AllHref, w.AllText = "The outputs dearer than the limit on the average, dearest first:", "#sort=cost-desc", "every case by cost, dearest first"
 		case decide.RegressedCases:
 			for i := range rows {
 				if regressed[i] {
 					picked = append(picked, i)
 				}
 			}
-			w.Lead, w.AllHref, w.AllText = "The cases that pass in the baseline and fail here:", "#result=fail", "all failing cases in the table"
 		}
 		w.AllHref = self + w.AllHref
 		if len(picked) == 0 {

@@ -139,6 +139,12 @@ type Spec struct {
 	DriversText string
 
 	Title  string // on pages: "Latency (p95, nearest rank)"
+	// Short names the gate in the overview's verdict: "p95 latency";
+	// "" uses Title.
+	Short string
+	// Trend, when set, draws the gate's value over the snapshots on the
+	// overview.
+	Trend *Trend
 	Column string // heading of the side-by-side tables: "p95 latency"
 	// Summary words the observed value in those tables, "8/12"; nil
 	// uses the observed value as ObservedText words it.
@@ -157,6 +163,30 @@ type Spec struct {
 	// Failure words the gate failing, for a decision's reason; the
 	// result holds its observed value and limit, or its comparison.
 	Failure func(*GateResult) string
+}
+
+// Trend is a gate's chart over the snapshots: its element id, title
+// ("p95 latency"; a gate with an interval adds "with its 95% interval"),
+// axis name, the factor a value is drawn at (100 draws a fraction as a
+// percentage) and the axis maximum (0 fits the values).
+type Trend struct {
+	ID, Title, Axis string
+	Scale, Max      float64
+}
+
+// Filter is the case table's view that lists the drivers, as a URL
+// fragment, and its words: "result=fail", "all failing cases in the
+// table".
+func (d Drivers) Filter() (fragment, text string) {
+	switch d {
+	case FailingCriticalCases:
+		return "result=fail&severity=critical", "all failing critical cases in the table"
+	case SlowestOutputs:
+		return "sort=latency-desc", "every case by latency, slowest first"
+	case CostliestOutputs:
+		return "sort=cost-desc", "every case by cost, dearest first"
+	}
+	return "result=fail", "all failing cases in the table"
 }
 
 // Proof is how a gate asks for evidence when gate.json sets
@@ -204,7 +234,8 @@ func DefaultGates() Gates {
 				},
 			},
 			Drivers: FailingCases, DriversText: "the failing cases",
-			Title: "Functional (pass rate)", Topic: "Functional: pass rate", Label: "pass rate",
+			Short: "pass rate", Trend: &Trend{ID: "trend_pass_rate", Title: "Pass rate", Axis: "pass rate (%)", Scale: 100, Max: 100},
+		Title: "Functional (pass rate)", Topic: "Functional: pass rate", Label: "pass rate",
 			Detail:  func(m Metrics) string { return fmt.Sprintf("(%d of %d cases)", m.CasesPassed, m.CasesTotal) },
 			Column:  "functional",
 			Summary: func(m Metrics) string { return fmt.Sprintf("%d/%d", m.CasesPassed, m.CasesTotal) },
@@ -218,7 +249,8 @@ func DefaultGates() Gates {
 			Name: GateCriticalFailures, Key: "max_critical_failures", Unit: Count, Bound: AtMost, Fails: Block,
 			Observed: func(m Metrics) *big.Rat { return big.NewRat(int64(m.CriticalFailures), 1) },
 			Drivers:  FailingCriticalCases, DriversText: "the failing critical cases",
-			Title: "Safety (failed critical cases)", Topic: "Safety: failed critical cases", Label: "critical failures",
+			Short: "critical failures",
+		Title: "Safety (failed critical cases)", Topic: "Safety: failed critical cases", Label: "critical failures",
 			Column: "critical failures",
 			Rule:   "Safety: %s failed critical case(s).",
 			Ahead:  "to spare", Behind: "over the limit",
@@ -239,7 +271,8 @@ func DefaultGates() Gates {
 				return m.P95LatencyMS.Rat()
 			},
 			Drivers: SlowestOutputs, DriversText: "the outputs slower than the limit, slowest first",
-			Title: "Latency (p95, nearest rank)", Topic: "Latency: p95 (nearest rank)", Label: "p95 latency",
+			Short: "p95 latency", Trend: &Trend{ID: "trend_p95", Title: "p95 latency", Axis: "p95 (ms)", Scale: 1},
+		Title: "Latency (p95, nearest rank)", Topic: "Latency: p95 (nearest rank)", Label: "p95 latency",
 			Column: "p95 latency",
 			Rule:   "Latency: p95 %s (nearest rank).",
 			Ahead:  "under the limit", Behind: "over the limit",
@@ -251,7 +284,8 @@ func DefaultGates() Gates {
 			Name: GateAvgCost, Key: "max_avg_cost_usd", Unit: USD, Bound: AtMost, Fails: Review,
 			Observed: func(m Metrics) *big.Rat { return m.AvgCostUSD },
 			Drivers:  CostliestOutputs, DriversText: "the outputs dearer than the limit on the average, dearest first",
-			Title: "Cost (average per output)", Topic: "Cost: average per output", Label: "average cost",
+			Short: "average cost", Trend: &Trend{ID: "trend_cost", Title: "Average cost", Axis: "cost (USD)", Scale: 1},
+		Title: "Cost (average per output)", Topic: "Cost: average per output", Label: "average cost",
 			Column: "average cost",
 			Rule:   "Cost: average %s per output.",
 			Ahead:  "under the limit", Behind: "over the limit",
