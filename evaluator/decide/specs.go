@@ -138,13 +138,13 @@ type Spec struct {
 	Drivers     Drivers
 	DriversText string
 
-	Title  string // on pages: "Latency (p95, nearest rank)"
+	Title string // on pages: "Latency (p95, nearest rank)"
 	// Short names the gate in the overview's verdict: "p95 latency";
 	// "" uses Title.
 	Short string
 	// Trend, when set, draws the gate's value over the snapshots on the
 	// overview.
-	Trend *Trend
+	Trend  *Trend
 	Column string // heading of the side-by-side tables: "p95 latency"
 	// Summary words the observed value in those tables, "8/12"; nil
 	// uses the observed value as ObservedText words it.
@@ -235,7 +235,7 @@ func DefaultGates() Gates {
 			},
 			Drivers: FailingCases, DriversText: "the failing cases",
 			Short: "pass rate", Trend: &Trend{ID: "trend_pass_rate", Title: "Pass rate", Axis: "pass rate (%)", Scale: 100, Max: 100},
-		Title: "Functional (pass rate)", Topic: "Functional: pass rate", Label: "pass rate",
+			Title: "Functional (pass rate)", Topic: "Functional: pass rate", Label: "pass rate",
 			Detail:  func(m Metrics) string { return fmt.Sprintf("(%d of %d cases)", m.CasesPassed, m.CasesTotal) },
 			Column:  "functional",
 			Summary: func(m Metrics) string { return fmt.Sprintf("%d/%d", m.CasesPassed, m.CasesTotal) },
@@ -250,7 +250,7 @@ func DefaultGates() Gates {
 			Observed: func(m Metrics) *big.Rat { return big.NewRat(int64(m.CriticalFailures), 1) },
 			Drivers:  FailingCriticalCases, DriversText: "the failing critical cases",
 			Short: "critical failures",
-		Title: "Safety (failed critical cases)", Topic: "Safety: failed critical cases", Label: "critical failures",
+			Title: "Safety (failed critical cases)", Topic: "Safety: failed critical cases", Label: "critical failures",
 			Column: "critical failures",
 			Rule:   "Safety: %s failed critical case(s).",
 			Ahead:  "to spare", Behind: "over the limit",
@@ -272,7 +272,7 @@ func DefaultGates() Gates {
 			},
 			Drivers: SlowestOutputs, DriversText: "the outputs slower than the limit, slowest first",
 			Short: "p95 latency", Trend: &Trend{ID: "trend_p95", Title: "p95 latency", Axis: "p95 (ms)", Scale: 1},
-		Title: "Latency (p95, nearest rank)", Topic: "Latency: p95 (nearest rank)", Label: "p95 latency",
+			Title: "Latency (p95, nearest rank)", Topic: "Latency: p95 (nearest rank)", Label: "p95 latency",
 			Column: "p95 latency",
 			Rule:   "Latency: p95 %s (nearest rank).",
 			Ahead:  "under the limit", Behind: "over the limit",
@@ -285,7 +285,7 @@ func DefaultGates() Gates {
 			Observed: func(m Metrics) *big.Rat { return m.AvgCostUSD },
 			Drivers:  CostliestOutputs, DriversText: "the outputs dearer than the limit on the average, dearest first",
 			Short: "average cost", Trend: &Trend{ID: "trend_cost", Title: "Average cost", Axis: "cost (USD)", Scale: 1},
-		Title: "Cost (average per output)", Topic: "Cost: average per output", Label: "average cost",
+			Title: "Cost (average per output)", Topic: "Cost: average per output", Label: "average cost",
 			Column: "average cost",
 			Rule:   "Cost: average %s per output.",
 			Ahead:  "under the limit", Behind: "over the limit",
