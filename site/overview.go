@@ -23,8 +23,12 @@ type OverviewPage struct {
 	History     []SnapshotCard // every snapshot, newest first
 	HistoryOpen bool           // few enough to show the table unfolded
 	Thresholds  []Threshold
-	Change      *Change // the decisive snapshot against the one before it
-	Files       []NavLink
+	// BlockGates and ReviewGates name the gates that force BLOCK and
+	// REVIEW in the thresholds' lead: "the functional or the safety
+	// gate", "latency or cost".
+	BlockGates, ReviewGates string
+	Change                  *Change // the decisive snapshot against the one before it
+	Files                   []NavLink
 }
 
 // recentCards is how many of the latest snapshots the overview shows in
@@ -177,9 +181,20 @@ func (v *view) overview() (*OverviewPage, error) {
 	p.HistoryOpen = len(p.History) <= openHistory
 	p.Verdict = v.verdict()
 	p.Files = []NavLink{{Href: reportPagePath, Text: "Release report"}, {Href: reportPath, Text: reportPath + " (Markdown)"}}
+	var block, review []string
 	for _, t := range rel.Specs().Thresholds(g) {
 		p.Thresholds = append(p.Thresholds, Threshold{t.Spec.Topic, t.Text()})
+		if t.Spec.Kind != decide.AgainstLimit {
+			continue
+		}
+		aspect, _, _ := strings.Cut(t.Spec.Topic, ":")
+		if t.Spec.Fails == decide.Block {
+			block = append(block, "the "+strings.ToLower(aspect))
+		} else {
+			review = append(review, strings.ToLower(aspect))
+		}
 	}
+	p.BlockGates, p.ReviewGates = strings.Join(block, " or ")+" gate", strings.Join(review, " or ")
 	if t, ok := trialThreshold(rel); ok {
 		p.Thresholds = append(p.Thresholds, t)
 	}

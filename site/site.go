@@ -167,6 +167,9 @@ type BuildOptions struct {
 	// GroupAbove is the number of results (cases × snapshots) above which
 	// results and case histories share pages; 0 means DefaultGroupAbove.
 	GroupAbove int
+	// Gates are the gates the release is decided by and the pages show;
+	// nil is decide.DefaultGates.
+	Gates decide.Gates
 }
 
 // Warnings are what a build warns about in the evaluated input: each
@@ -206,7 +209,7 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := Load(data)
+	in, err := LoadGates(data, opts.Gates)
 	if err != nil {
 		return nil, err
 	}
@@ -261,8 +264,11 @@ const fileWriters = 4
 // (build, bundle, verify, serve): it runs load → judge → decide over the
 // data folder (evaluator.EvaluateDir) with every output kept for the
 // pages, and reads its HANDOFF.md, which may be missing.
-func Load(data string) (*Input, error) {
-	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: true, KeepInputs: true})
+func Load(data string) (*Input, error) { return LoadGates(data, nil) }
+
+// LoadGates is Load deciding by gates (nil is decide.DefaultGates).
+func LoadGates(data string, gates decide.Gates) (*Input, error) {
+	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: true, KeepInputs: true, Gates: gates})
 	if err != nil {
 		return nil, err
 	}

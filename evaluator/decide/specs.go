@@ -56,6 +56,16 @@ func (u Unit) Format(r *big.Rat) string {
 	return FormatUSD(r)
 }
 
+// Name names the unit in the data pages ship to their scripts, which
+// word a change by it: "fraction", "count", "ms", "usd" or "p".
+func (u Unit) Name() string {
+	return [...]string{Fraction: "fraction", Count: "count", Milliseconds: "ms", USD: "usd", PValue: "p"}[u]
+}
+
+// HigherIsBetter reports whether a higher value of the gate is better:
+// true for a gate with a minimum.
+func (s *Spec) HigherIsBetter() bool { return s.Bound == AtLeast }
+
 // marginMagnitude writes the size of a margin for pages, with its unit
 // where Format gives none: "1.67 percentage points", "2", "2,700 ms".
 func (u Unit) marginMagnitude(r *big.Rat) string {
