@@ -48,6 +48,7 @@ type Renderer struct {
 	assets    []asset
 	css       template.CSS // the stylesheet, inlined into 404.html
 	icon      template.URL // the site icon as a data URL, for 404.html
+	steps     StepsMarks   // of the case-steps part of a drilldown
 	buffers   sync.Pool    // of *bytes.Buffer, for rendering
 }
 
@@ -62,6 +63,9 @@ func NewRenderer(web fs.FS) (*Renderer, error) {
 		return nil, err
 	}
 	r := &Renderer{web: web, templates: ts, assets: as}
+	if r.steps, err = stepsMarks(ts["drilldown"]); err != nil {
+		return nil, err
+	}
 	// Trusted: the stylesheet and the icon ship with the program.
 	for _, a := range as {
 		switch a.path {
@@ -73,6 +77,10 @@ func NewRenderer(web fs.FS) (*Renderer, error) {
 	}
 	return r, nil
 }
+
+// StepsMarks are the marks of the case-steps part of the drilldowns r
+// renders.
+func (r *Renderer) StepsMarks() StepsMarks { return r.steps }
 
 // Emit receives one rendered file at its slash path relative to the site
 // root. The Render methods call it from one goroutine at a time, and each

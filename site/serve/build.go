@@ -24,6 +24,8 @@ type renderer interface {
 	RenderAll(in *site.Input, emit site.Emit) error
 	RenderParts(in *site.Input, parts site.Parts, emit site.Emit) error
 	Footer(in *site.Input) ([]byte, error)
+	// StepsMarks enclose the case-steps part of a drilldown.
+	StepsMarks() site.StepsMarks
 	// Paths lists the files RenderAll would emit.
 	Paths(in *site.Input) ([]string, error)
 	// RenderAllLater renders all but the case pages, which it puts off;
@@ -332,11 +334,11 @@ func (r *rebuild) render() (*collector, error) {
 	switch {
 	case r.full && b.release == nil:
 		// The first build: a server starts with every page made.
-		c := newCollector(nil, b.files, footer)
+		c := newCollector(nil, b.files, footer, next.renderer.StepsMarks())
 		return c, next.renderer.RenderAll(in, c.emit)
 	case r.full:
 		// Every page changes: the case pages are made when asked for.
-		c := newCollector(nil, b.files, footer)
+		c := newCollector(nil, b.files, footer, next.renderer.StepsMarks())
 		later, err := next.renderer.RenderAllLater(in, c.emit)
 		if err != nil {
 			return nil, err
@@ -344,7 +346,7 @@ func (r *rebuild) render() (*collector, error) {
 		c.putOff(later)
 		return c, nil
 	}
-	c := newCollector(b.files, b.files, footer)
+	c := newCollector(b.files, b.files, footer, next.renderer.StepsMarks())
 	return c, r.renderParts(c, in)
 }
 
