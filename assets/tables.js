@@ -565,28 +565,33 @@
   // M failed with no output at all (with trials, in none of them).
   function isFailing(letter) { return letter !== "P"; }
 
-  function gateChange(gate, a, b) {
-    if (a === null || b === null || a === undefined || b === undefined) return "n/a";
+  // gateChange words the change of a gate's value from a to b; kind is
+  // the gate's entry in data/matrix.js's changes, its unit and whether
+  // higher is better.
+  function gateChange(kind, a, b) {
+    if (!kind || a === null || b === null || a === undefined || b === undefined) return "n/a";
     var d = b - a;
     var text;
-    switch (gate) {
-      case "pass_rate":
+    switch (kind.unit) {
+      case "fraction":
         d = Math.round(d * 1e6) / 1e4;
         text = Math.abs(d).toFixed(2).replace(/\.?0+$/, "") + " percentage points";
         break;
-      case "critical_failures":
+      case "count":
         text = String(Math.abs(d));
         break;
-      case "p95_latency_ms":
+      case "ms":
         text = Math.abs(d).toLocaleString("en-US", { maximumFractionDigits: 3 }) + " ms";
         break;
-      default:
+      case "usd":
         d = Math.round(d * 1e9) / 1e9;
         text = "USD " + Math.abs(d).toFixed(9).replace(/\.?0+$/, "");
+        break;
+      default:
+        return "n/a";
     }
     if (d === 0) return "no change";
-    var higherIsBetter = gate === "pass_rate";
-    var better = (d > 0) === higherIsBetter;
+    var better = (d > 0) === kind.higher_is_better;
     return (d > 0 ? "+" : "−") + text + (better ? " (better)" : " (worse)");
   }
 
@@ -665,7 +670,7 @@
           el("th", { scope: "row" }, [gb.name]),
           el("td", inA, [ga.observed + (ga.settle ? "; " + ga.settle : "") + " ", badge(ga.passed)]),
           el("td", inB, [gb.observed + (gb.settle ? "; " + gb.settle : "") + " ", badge(gb.passed)]),
-          el("td", inChange, [gateChange(gb.gate, ga.value, gb.value)])
+          el("td", inChange, [gateChange((m.changes || [])[gi], ga.value, gb.value)])
         ]));
       });
       var table = el("table", { "class": "compare-gates" }, [el("thead", null, [head]), el("tbody", null, rows)]);

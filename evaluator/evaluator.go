@@ -121,6 +121,8 @@ type Snapshot struct {
 	// TrialOutputs are the outputs of every trial, [trial-1][case
 	// position], when the snapshot has trials and outputs are kept.
 	TrialOutputs [][]*suite.Output
+	// Gates are the gates the snapshot was decided by.
+	Gates decide.Gates
 }
 
 // Label is the snapshot's name.
@@ -134,10 +136,25 @@ func (s *Snapshot) Trials() int { return s.Result.Trials }
 type Release struct {
 	Suite     *suite.Suite
 	Snapshots []*Snapshot
+	// Gates are the gates the snapshots were decided by; see Specs.
+	Gates decide.Gates
 
 	// streamedCases counts the cases of a suite StreamDir read without
 	// keeping them in Suite.Cases.
 	streamedCases int
+}
+
+// Specs are the gates the release was decided by, which its reports
+// list: Gates, or else those of its first snapshot, or else
+// decide.DefaultGates.
+func (r *Release) Specs() decide.Gates {
+	switch {
+	case r.Gates != nil:
+		return r.Gates
+	case len(r.Snapshots) > 0 && r.Snapshots[0].Gates != nil:
+		return r.Snapshots[0].Gates
+	}
+	return decide.DefaultGates()
 }
 
 // CaseCount is the number of cases in the suite.
@@ -197,7 +214,9 @@ func sameComparisons(a, b *Snapshot) bool {
 // Compared is a copy of snap compared with previous, the snapshot before
 // it in release order, and with baseline, and decided under g: nil for
 // either means there is none, and snap is not compared with itself. The
-// snapshots must have been judged against the same suite.
+// snapshots must have been judged against the same suite; snap is
+// decided again by the gates it was decided by (decide.DefaultGates
+// when it has none).
 func Compared(g suite.Gate, snap, previous, baseline *Snapshot) *Snapshot {
 	out := *snap
 	out.Result.VersusPrevious, out.Result.VersusBaseline, out.Metrics.Baseline = nil, nil, nil
@@ -208,7 +227,10 @@ func Compared(g suite.Gate, snap, previous, baseline *Snapshot) *Snapshot {
 		out.Result.VersusBaseline = compare(baseline, snap, g.Confidence)
 		out.Metrics.Baseline = out.Result.VersusBaseline
 	}
-	out.Result.Decision, out.Result.Gates = decide.Decide(out.Metrics, g)
+	if out.Gates == nil {
+		out.Gates = decide.DefaultGates()
+	}
+	out.Result.Decision, out.Result.Gates = out.Gates.Decide(out.Metrics, g)
 	return &out
 }
 
@@ -244,6 +266,18 @@ type Options struct {
 	KeepOutputs bool
 	// KeepInputs keeps each case's input for pages that show it.
 	KeepInputs bool
+	// Gates are the gates gate.json is read for and each snapshot is
+	// decided by; nil is decide.DefaultGates. A caller with a gate of its
+	// own passes the default list with its spec added.
+	Gates decide.Gates
+}
+
+// gates are the gates of opts, the default when it names none.
+func (opts Options) gates() decide.Gates {
+	if opts.Gates == nil {
+		return decide.DefaultGates()
+	}
+	return opts.Gates
 }
 
 // EvaluateDir evaluates every snapshot of the data folder dir,
@@ -252,7 +286,8 @@ type Options struct {
 // suite.MaxProblems, then a count), so messages are stable; a baseline
 // that labels no snapshot is refused first.
 func EvaluateDir(dir string, opts Options) (*Release, error) {
-	s, err := load.Suite(dir, load.Options{KeepInputs: opts.KeepInputs})
+	opts.Gates = opts.gates()
+	s, err := load.Suite(dir, load.Options{KeepInputs: opts.KeepInputs, Gates: opts.Gates})
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +303,7 @@ func EvaluateDir(dir string, opts Options) (*Release, error) {
 	if err := load.CheckBaseline(gateFile, s.Gate, labels); err != nil {
 		return nil, err
 	}
-	rel := &Release{Suite: s, Snapshots: make([]*Snapshot, len(files))}
+	rel := &Release{Suite: s, Gates: opts.Gates, Snapshots: make([]*Snapshot, len(files))}
 	errs := make([]error, len(files))
 	// Each snapshot's lines are already read on every core; more
 	// snapshots at once than cores would only hold more of them in memory.
@@ -309,7 +344,7 @@ func evaluateFile(s *suite.Suite, file load.SnapshotFile, opts Options) (*Snapsh
 		return nil, err
 	}
 	defer f.Close()
-	j := newJudging(s, opts.KeepOutputs)
+	j := newJudging(opts.gates(), s, opts.KeepOutputs)
 	sha, err := load.Outputs(file.Path, f, s, func(i int, o *suite.Output) error {
 		j.add(i, o)
 		return nil
@@ -326,6 +361,7 @@ func evaluateFile(s *suite.Suite, file load.SnapshotFile, opts Options) (*Snapsh
 // judging accumulates one snapshot's verdicts as its outputs arrive.
 type judging struct {
 	s     *suite.Suite
+	gates decide.Gates
 	cases []CaseResult
 	seen  []bool
 	tally decide.Tally
@@ -344,8 +380,8 @@ type trialVerdict struct {
 	failures []judge.Failure
 }
 
-func newJudging(s *suite.Suite, keep bool) *judging {
-	j := &judging{s: s, cases: make([]CaseResult, len(s.Cases)), seen: make([]bool, len(s.Cases)), keep: keep}
+func newJudging(gates decide.Gates, s *suite.Suite, keep bool) *judging {
+	j := &judging{s: s, gates: gates, cases: make([]CaseResult, len(s.Cases)), seen: make([]bool, len(s.Cases)), keep: keep}
 	j.tally.Reserve(len(s.Cases))
 	if keep {
 		j.outputs = make([]*suite.Output, len(s.Cases))
@@ -413,17 +449,17 @@ func (j *judging) finish(label string) *Snapshot {
 		j.cases[i] = j.trialVerdict(c, i, k, minRate)
 		j.tally.AddTrialCase(c.Severity, j.cases[i].Passed, j.cases[i].TrialsPassed, k)
 	}
-	r, m := resultOf(s, label, &j.tally, k)
+	r, m := resultOf(j.gates, s, label, &j.tally, k)
 	r.Cases = j.cases
-	return &Snapshot{Result: r, Metrics: m, Outputs: j.outputs, TrialOutputs: j.trialOutputs}
+	return &Snapshot{Result: r, Metrics: m, Outputs: j.outputs, TrialOutputs: j.trialOutputs, Gates: j.gates}
 }
 
-// resultOf decides a snapshot of s from its tally, k being its trials
+// resultOf decides a snapshot of s by gates from its tally, k being its trials
 // per case (0 without trials): its results file but for the cases and
 // the outputs' hash, and the exact metrics behind it.
-func resultOf(s *suite.Suite, label string, tally *decide.Tally, k int) (Result, decide.Metrics) {
+func resultOf(specs decide.Gates, s *suite.Suite, label string, tally *decide.Tally, k int) (Result, decide.Metrics) {
 	m := tally.Metrics()
-	decision, gates := decide.Decide(m, s.Gate)
+	decision, gates := specs.Decide(m, s.Gate)
 	r := Result{
 		Label:            label,
 		Decision:         decision,

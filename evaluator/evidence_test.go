@@ -173,7 +173,7 @@ func TestWithoutTheNewKeysNothingIsDecidedOtherwise(t *testing.T) {
 			own := *s
 			// Decided alone, as before there were comparisons.
 			own.Metrics.Baseline = nil
-			d, gates := decide.Decide(own.Metrics, rel.Suite.Gate)
+			d, gates := decide.DefaultGates().Decide(own.Metrics, rel.Suite.Gate)
 			if d != s.Result.Decision || len(gates) != 4 || s.Result.VersusBaseline != nil {
 				t.Errorf("%s %s: %s, decided alone %s", dir, s.Label(), s.Result.Decision, d)
 			}

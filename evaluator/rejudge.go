@@ -1,6 +1,9 @@
 package evaluator
 
-import "github.com/releasegate/releasegate/evaluator/suite"
+import (
+	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/suite"
+)
 
 // Rejudge judges the snapshot old again against s, which must hold the
 // same cases in the same order as the suite old was judged against (their
@@ -39,7 +42,11 @@ func Rearrange(s *suite.Suite, old *Snapshot, was []int, redo []int) (snap *Snap
 			}
 		}
 	}
-	j := newJudging(s, true)
+	gates := old.Gates
+	if gates == nil {
+		gates = decide.DefaultGates()
+	}
+	j := newJudging(gates, s, true)
 	if len(old.TrialOutputs) > 0 {
 		for _, outputs := range old.TrialOutputs {
 			for i := range s.Cases {

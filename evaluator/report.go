@@ -75,7 +75,7 @@ func (r *Release) Table() string {
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(w, "snapshot\t")
 	g := r.Suite.Gate
-	specs := decide.Applicable(g)
+	specs := r.Specs().Applicable(g)
 	for _, spec := range specs {
 		fmt.Fprint(w, spec.Column+"\t")
 		if spec.Proof != nil {
@@ -194,7 +194,7 @@ func (r *Release) WriteReport(w io.Writer) error {
 	fmt.Fprintf(b, "%s · %d cases · %d snapshots.\n\n", policy, r.CaseCount(), len(r.Snapshots))
 	// Each gate's column, and beside a gate with an interval (the pass
 	// rate) the interval.
-	specs := decide.Applicable(g)
+	specs := r.Specs().Applicable(g)
 	b.WriteString("| snapshot |")
 	columns := 0
 	for _, spec := range specs {
@@ -217,10 +217,10 @@ func (r *Release) WriteReport(w io.Writer) error {
 		fmt.Fprintf(b, " `%s` |\n", s.Result.Decision)
 	}
 	fmt.Fprintf(b, "\n## Thresholds\n\n")
-	for _, t := range decide.Thresholds(g) {
+	for _, t := range r.Specs().Thresholds(g) {
 		fmt.Fprintf(b, "- %s\n", t.RuleText())
 	}
-	fmt.Fprintf(b, "\n%s\n", decisionRule(g))
+	fmt.Fprintf(b, "\n%s\n", decisionRule(r.Specs(), g))
 	fmt.Fprintf(b, "\n%s\n", evidenceNote(g))
 	for _, s := range r.Snapshots {
 		fmt.Fprintf(b, "\n## %s: %s\n\n", s.Label(), s.Result.Decision)
@@ -332,9 +332,9 @@ func upperFirst(s string) string {
 // decisionRule says in a sentence how the gates decide, from their specs:
 // "BLOCK when the functional or safety gate fails; otherwise REVIEW when
 // latency or cost fails; otherwise PASS. …"
-func decisionRule(g suite.Gate) string {
+func decisionRule(gates decide.Gates, g suite.Gate) string {
 	var block, review []string
-	for _, spec := range decide.Applicable(g) {
+	for _, spec := range gates.Applicable(g) {
 		aspect, _, _ := strings.Cut(spec.Topic, ":")
 		if spec.Fails == decide.Block {
 			block = append(block, strings.ToLower(aspect))
@@ -344,7 +344,7 @@ func decisionRule(g suite.Gate) string {
 	}
 	var unproven []string
 	if g.RequireEvidence {
-		for _, spec := range decide.Applicable(g) {
+		for _, spec := range gates.Applicable(g) {
 			if spec.Proof != nil {
 				unproven = append(unproven, spec.Label)
 			}
@@ -368,7 +368,7 @@ func decisionRule(g suite.Gate) string {
 		rule += "; otherwise "
 	}
 	rule += "PASS. A value equal to its limit passes."
-	for _, t := range decide.Thresholds(g) {
+	for _, t := range gates.Thresholds(g) {
 		if t.Limit == nil && t.Spec.Kind == decide.AgainstLimit {
 			return rule + " A gate that is not gated decides nothing."
 		}

@@ -27,12 +27,16 @@ import (
 // its cases with WriteJSON, WriteReport, FailingCases and the
 // comparisons.
 func StreamDir(dir string, opts StreamOptions) (*Release, error) {
-	rel, err := streamDir(dir)
+	gates := opts.Gates
+	if gates == nil {
+		gates = decide.DefaultGates()
+	}
+	rel, err := streamDir(dir, gates)
 	if err != nil {
 		if opts.BeforeWhole != nil {
 			opts.BeforeWhole()
 		}
-		return EvaluateDir(dir, Options{})
+		return EvaluateDir(dir, Options{Gates: gates})
 	}
 	return rel, nil
 }
@@ -43,6 +47,9 @@ type StreamOptions struct {
 	// streamed is evaluated whole: a caller that limited memory for a
 	// streamed suite lifts the limit there.
 	BeforeWhole func()
+	// Gates are the gates each snapshot is decided by; nil decides by
+	// decide.DefaultGates.
+	Gates decide.Gates
 }
 
 // streamedSnapshot is one snapshot being judged as its suite streams by.
@@ -56,8 +63,8 @@ type streamedSnapshot struct {
 	err     error
 }
 
-func streamDir(dir string) (*Release, error) {
-	ss, err := load.OpenSuiteStream(dir)
+func streamDir(dir string, gates decide.Gates) (*Release, error) {
+	ss, err := load.OpenSuiteStream(dir, gates)
 	if err != nil {
 		return nil, err
 	}
@@ -129,13 +136,13 @@ func streamDir(dir string) (*Release, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	rel := &Release{Suite: ss.Suite, Snapshots: make([]*Snapshot, len(snaps)), streamedCases: n}
+	rel := &Release{Suite: ss.Suite, Gates: gates, Snapshots: make([]*Snapshot, len(snaps)), streamedCases: n}
 	for i, s := range snaps {
-		r, m := resultOf(ss.Suite, s.file.Label, &s.tally, 0)
+		r, m := resultOf(gates, ss.Suite, s.file.Label, &s.tally, 0)
 		r.Inputs.OutputsSHA256 = s.outputs.SHA256()
 		r.Meta = s.file.Meta
 		r.streamed = &s.v
-		rel.Snapshots[i] = &Snapshot{Result: r, Metrics: m}
+		rel.Snapshots[i] = &Snapshot{Result: r, Metrics: m, Gates: gates}
 	}
 	if err := rel.Compare(gateFile); err != nil {
 		return nil, err

@@ -2,14 +2,13 @@ package evaluator
 
 import (
 	"encoding/json"
-	"math/big"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/decide/decidetest"
 	"github.com/releasegate/releasegate/evaluator/judge"
 )
 
@@ -246,23 +245,21 @@ func TestMetaInResultsAndOrder(t *testing.T) {
 	}
 }
 
-// Adding a gate is one entry in decide.Specs: gate.json, the decision,
-// the results file and the report follow it. (The entry is added for this
-// test only.)
+// Adding a gate is one spec in the list the caller passes: gate.json,
+// the decision, the results file, the report and the table follow it,
+// and nothing is changed for anyone else.
 func TestAddingAGateIsOneSpec(t *testing.T) {
-	saved := decide.Specs
-	t.Cleanup(func() { decide.Specs = saved })
-	decide.Specs = append(slices.Clip(saved), decide.Spec{
-		Name: "flaky_cases", Key: "max_flaky_cases", Optional: true, Unit: decide.Count, Bound: decide.AtMost, Fails: decide.Review,
-		Observed: func(m decide.Metrics) *big.Rat { return big.NewRat(int64(m.FlakyCases), 1) },
-		Title:    "Stability (flaky cases)", Topic: "Stability: flaky cases", Label: "flaky cases", Column: "flaky cases",
-		Rule: "Stability: %s flaky case(s).", Ahead: "to spare", Behind: "over the limit",
-		Failure: func(g *decide.GateResult) string {
-			return g.Value.RatString() + " flaky cases, at most " + g.Limit.RatString() + " allowed"
-		},
-	})
+	opts := Options{KeepOutputs: true, Gates: decidetest.WithFlakyCases()}
 	gate := `{"min_pass_rate": 0, "max_critical_failures": null, "max_p95_latency_ms": null, "max_avg_cost_usd": null, "min_trial_pass_rate": 0.5, "max_flaky_cases": 1}`
-	s := evaluateOne(t, gate, fourTrials)
+	evaluate := func(gate string) *Snapshot {
+		t.Helper()
+		rel, err := EvaluateDir(writeData(t, gate, map[string]string{"s": fourTrials}), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rel.Snapshots[0]
+	}
+	s := evaluate(gate)
 	g, ok := s.Result.Gate("flaky_cases")
 	if !ok || g.Passed || s.Result.Decision != decide.Review || g.FailureText() != "2 flaky cases, at most 1 allowed" {
 		t.Fatalf("flaky gate %+v, decision %s", g, s.Result.Decision)
@@ -270,7 +267,7 @@ func TestAddingAGateIsOneSpec(t *testing.T) {
 	if !strings.Contains(string(s.JSON()), `"gate": "flaky_cases"`) {
 		t.Error("results lack the new gate")
 	}
-	rel, err := EvaluateDir(writeData(t, gate, map[string]string{"s": fourTrials}), Options{})
+	rel, err := EvaluateDir(writeData(t, gate, map[string]string{"s": fourTrials}), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,8 +279,12 @@ func TestAddingAGateIsOneSpec(t *testing.T) {
 		t.Errorf("table lacks the new gate:\n%s", table)
 	}
 	// Left out of gate.json, the optional gate is off.
-	s = evaluateOne(t, strings.Replace(gate, `, "max_flaky_cases": 1`, "", 1), fourTrials)
+	s = evaluate(strings.Replace(gate, `, "max_flaky_cases": 1`, "", 1))
 	if g, _ := s.Result.Gate("flaky_cases"); !g.Off() || s.Result.Decision != decide.Pass {
 		t.Fatalf("absent optional gate: %+v, %s", g, s.Result.Decision)
+	}
+	// The default list knows no such gate: gate.json may not name it.
+	if _, err := EvaluateDir(writeData(t, gate, map[string]string{"s": fourTrials}), Options{}); err == nil || !strings.Contains(err.Error(), "max_flaky_cases: unknown key") {
+		t.Errorf("default gates accept max_flaky_cases: %v", err)
 	}
 }

@@ -289,7 +289,7 @@ func TestNoiseExampleOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 	level := rel.Suite.Gate.Confidence
-	passRate, _ := decide.SpecOf(decide.GatePassRate)
+	passRate, _ := decide.DefaultGates().Named(decide.GatePassRate)
 	want := []struct {
 		label    string
 		decision decide.Decision

@@ -97,6 +97,16 @@ type matrixData struct {
 	Confidence float64       `json:"confidence"`
 	Alpha      float64       `json:"alpha"`
 	Intervals  []*[2]float64 `json:"intervals"`
+	// Changes say, per gate in the order of Gates, how the compare page
+	// words a change of its value: the unit and whether higher is
+	// better. The script names no gate.
+	Changes []matrixChange `json:"changes"`
+}
+
+// matrixChange is how one gate's change is worded on the compare page.
+type matrixChange struct {
+	Unit           string `json:"unit"`
+	HigherIsBetter bool   `json:"higher_is_better"`
 }
 
 // matrixGate is one gate of one snapshot: the worded observation and the
@@ -116,7 +126,7 @@ func (v *view) matrixData() ([]byte, error) {
 	snaps := v.in.Release.Snapshots
 	d := matrixData{Labels: v.info.Labels, Decisions: make([]string, len(snaps)),
 		Gates: make([][]matrixGate, len(snaps)), Status: make([]string, len(snaps))}
-	specs := decide.Applicable(v.in.Release.Suite.Gate)
+	specs := v.in.Release.Specs().Applicable(v.in.Release.Suite.Gate)
 	for i, s := range snaps {
 		d.Decisions[i] = string(s.Result.Decision)
 		d.Gates[i] = matrixGates(s, gateRows(s), specs)
@@ -125,6 +135,9 @@ func (v *view) matrixData() ([]byte, error) {
 	d.Trials, d.TrialsPassed = matrixTrials(snaps)
 	level := v.in.Release.Suite.Gate.Confidence
 	d.Confidence, d.Alpha = level.Confidence(), level.Alpha()
+	for _, spec := range specs {
+		d.Changes = append(d.Changes, matrixChange{Unit: spec.Unit.Name(), HigherIsBetter: spec.HigherIsBetter()})
+	}
 	d.Intervals = make([]*[2]float64, len(snaps))
 	for i, s := range snaps {
 		d.Intervals[i] = s.Result.PassRateInterval

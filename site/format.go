@@ -4,12 +4,12 @@ import (
 	"html"
 	"html/template"
 	"math/big"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/evaluator/stats"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
@@ -142,6 +142,8 @@ type GateRow struct {
 	// failure says what went wrong, for the decision's reason; "" when
 	// the gate holds.
 	failure string
+	// spec is the gate's spec.
+	spec *decide.Spec
 }
 
 // gateRows words the gates of a snapshot from its results, which hold
@@ -158,16 +160,17 @@ func gateRows(s *evaluator.Snapshot) []GateRow {
 		case g.Spec.Detail != nil:
 			observed += " " + g.Spec.Detail(s.Metrics)
 		}
-		if cov.Known && (g.Gate == decide.GateP95Latency || g.Gate == decide.GateAvgCost) {
+		if cov.Known && (g.Spec.Drivers == decide.SlowestOutputs || g.Spec.Drivers == decide.CostliestOutputs) {
 			observed = gateCoverage(g, g.ObservedText(), cov)
 		}
-		// The pass rate carries its interval, as the results file gives
-		// it.
-		if iv := s.Result.PassRateInterval; g.Gate == decide.GatePassRate && iv != nil {
-			observed += "; " + strconv.FormatFloat(100*s.Result.Confidence, 'f', -1, 64) + "% interval " + intervalText(iv[0], iv[1])
+		// A gate with an interval (the pass rate) carries it, rounded as
+		// the results file writes it.
+		if iv := g.Interval; iv != nil {
+			observed += "; " + g.Level.Percent() + " interval " +
+				intervalText(stats.RoundDecimals(iv.Lo, 6), stats.RoundDecimals(iv.Hi, 6))
 		}
 		rows[i] = GateRow{Name: g.Spec.Title, Gate: g.Gate, Observed: observed, Threshold: g.ThresholdText(),
-			Margin: g.MarginText(), Verdict: verdictBadge(g.Passed), Passed: g.Passed, failure: g.FailureText()}
+			Margin: g.MarginText(), Verdict: verdictBadge(g.Passed), Passed: g.Passed, failure: g.FailureText(), spec: g.Spec}
 		switch {
 		case g.Off():
 			rows[i].Verdict, rows[i].Margin, rows[i].Off = notGatedBadge, "none: decides nothing", true

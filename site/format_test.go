@@ -14,7 +14,7 @@ func TestGateRows(t *testing.T) {
 	gate := suite.Gate{Thresholds: map[string]*suite.Number{}}
 	for i, lit := range []string{"0.90", "0", "2500", "0.025"} {
 		n := suite.MustNumber(lit)
-		gate.Thresholds[decide.Specs[i].Key] = &n
+		gate.Thresholds[decide.DefaultGates()[i].Key] = &n
 	}
 	num := func(s string) *suite.Number { n := suite.MustNumber(s); return &n }
 	tests := []struct {
@@ -29,7 +29,7 @@ func TestGateRows(t *testing.T) {
 		{
 			name:     "blocked",
 			m:        decide.Metrics{CasesTotal: 12, CasesPassed: 8, CriticalFailures: 2, PassRate: big.NewRat(8, 12), P95LatencyMS: num("1100"), AvgCostUSD: big.NewRat(1325, 100000)},
-			observed: []string{"66.67% (8 of 12 cases)", "2", "1,100 ms", "USD 0.01325"},
+			observed: []string{"66.67% (8 of 12 cases); 95% interval 39.1–86.2%", "2", "1,100 ms", "USD 0.01325"},
 			margins:  []string{"23.33 percentage points below the minimum", "2 over the limit", "1,400 ms under the limit", "USD 0.01175 under the limit"},
 			passed:   []bool{false, false, true, true},
 			decision: decide.Block,
@@ -38,7 +38,7 @@ func TestGateRows(t *testing.T) {
 		{
 			name:     "review on latency",
 			m:        decide.Metrics{CasesTotal: 12, CasesPassed: 11, PassRate: big.NewRat(11, 12), P95LatencyMS: num("5200"), AvgCostUSD: big.NewRat(125, 10000)},
-			observed: []string{"91.67% (11 of 12 cases)", "0", "5,200 ms", "USD 0.0125"},
+			observed: []string{"91.67% (11 of 12 cases); 95% interval 64.6–98.5%", "0", "5,200 ms", "USD 0.0125"},
 			margins:  []string{"1.67 percentage points above the minimum", "none, as required", "2,700 ms over the limit", "USD 0.0125 under the limit"},
 			passed:   []bool{true, true, false, true},
 			decision: decide.Review,
@@ -47,7 +47,7 @@ func TestGateRows(t *testing.T) {
 		{
 			name:     "limits are inclusive",
 			m:        decide.Metrics{CasesTotal: 10, CasesPassed: 9, PassRate: big.NewRat(9, 10), P95LatencyMS: num("2500"), AvgCostUSD: big.NewRat(25, 1000)},
-			observed: []string{"90% (9 of 10 cases)", "0", "2,500 ms", "USD 0.025"},
+			observed: []string{"90% (9 of 10 cases); 95% interval 59.6–98.2%", "0", "2,500 ms", "USD 0.025"},
 			margins:  []string{"exactly at the limit", "none, as required", "exactly at the limit", "exactly at the limit"},
 			passed:   []bool{true, true, true, true},
 			decision: decide.Pass,
@@ -56,7 +56,7 @@ func TestGateRows(t *testing.T) {
 		{
 			name:     "no outputs",
 			m:        decide.Metrics{CasesTotal: 2, PassRate: new(big.Rat)},
-			observed: []string{"0% (0 of 2 cases)", "0", "n/a (not measured)", "n/a (not measured)"},
+			observed: []string{"0% (0 of 2 cases); 95% interval 0–65.8%", "0", "n/a (not measured)", "n/a (not measured)"},
 			margins:  []string{"90 percentage points below the minimum", "none, as required", "n/a", "n/a"},
 			passed:   []bool{false, true, false, false},
 			decision: decide.Block,
@@ -65,7 +65,7 @@ func TestGateRows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			decision, gates := decide.Decide(tt.m, gate)
+			decision, gates := decide.DefaultGates().Decide(tt.m, gate)
 			rows := gateRows(&evaluator.Snapshot{Result: evaluator.Result{Decision: decision, Gates: gates}, Metrics: tt.m})
 			for i, r := range rows {
 				if r.Observed != tt.observed[i] || r.Margin != tt.margins[i] || r.Passed != tt.passed[i] {
@@ -77,7 +77,7 @@ func TestGateRows(t *testing.T) {
 			}
 			// The words agree with the decision the evaluator makes.
 			if decision != tt.decision {
-				t.Fatalf("decide.Decide = %s, want %s", decision, tt.decision)
+				t.Fatalf("Decide = %s, want %s", decision, tt.decision)
 			}
 			for i, g := range gates {
 				if g.Passed != rows[i].Passed {

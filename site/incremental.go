@@ -66,7 +66,7 @@ type Parts struct {
 	// Steps, when set, takes the drilldowns whose links changed but whose
 	// case did not (those RenderParts adds to the listed ones, but for a
 	// case new since Before, which is rendered whole): for each,
-	// the drilldown's path and its new case-steps part, which CaseStepsAt
+	// the drilldown's path and its new case-steps part, which StepsMarks.At
 	// finds in the page, instead of the whole page. A live server keeps
 	// that part of each page apart, so that a case that starts failing
 	// in a snapshot where none did, which changes every drilldown's link

@@ -378,7 +378,7 @@ func TestRenderPartsFollowsCasesThatMove(t *testing.T) {
 				if _, ok := whole[p]; ok {
 					t.Errorf("%s: rendered whole and as its steps", p)
 				}
-				start, end, ok := CaseStepsAt(old[p])
+				start, end, ok := r.StepsMarks().At(old[p])
 				if !ok {
 					t.Fatalf("%s: no case steps in the page", p)
 				}

@@ -86,13 +86,13 @@ func avgCostText(s *evaluator.Snapshot, c coverage) string {
 // gateCoverage words the observed value of a latency or cost gate with
 // its coverage; other gates keep their own words.
 func gateCoverage(g *decide.GateResult, observed string, c coverage) string {
-	switch g.Gate {
-	case decide.GateP95Latency:
+	switch g.Spec.Drivers {
+	case decide.SlowestOutputs:
 		if !g.Measured() {
 			observed = ""
 		}
 		return measuredText(observed, c, c.Latencies, "latency")
-	case decide.GateAvgCost:
+	case decide.CostliestOutputs:
 		if !g.Measured() {
 			observed = ""
 		}

@@ -23,8 +23,12 @@ type OverviewPage struct {
 	History     []SnapshotCard // every snapshot, newest first
 	HistoryOpen bool           // few enough to show the table unfolded
 	Thresholds  []Threshold
-	Change      *Change // the decisive snapshot against the one before it
-	Files       []NavLink
+	// BlockGates and ReviewGates name the gates that force BLOCK and
+	// REVIEW in the thresholds' lead: "the functional or the safety
+	// gate", "latency or cost".
+	BlockGates, ReviewGates string
+	Change                  *Change // the decisive snapshot against the one before it
+	Files                   []NavLink
 }
 
 // recentCards is how many of the latest snapshots the overview shows in
@@ -177,9 +181,20 @@ func (v *view) overview() (*OverviewPage, error) {
 	p.HistoryOpen = len(p.History) <= openHistory
 	p.Verdict = v.verdict()
 	p.Files = []NavLink{{Href: reportPagePath, Text: "Release report"}, {Href: reportPath, Text: reportPath + " (Markdown)"}}
-	for _, t := range decide.Thresholds(g) {
+	var block, review []string
+	for _, t := range rel.Specs().Thresholds(g) {
 		p.Thresholds = append(p.Thresholds, Threshold{t.Spec.Topic, t.Text()})
+		if t.Spec.Kind != decide.AgainstLimit {
+			continue
+		}
+		aspect, _, _ := strings.Cut(t.Spec.Topic, ":")
+		if t.Spec.Fails == decide.Block {
+			block = append(block, "the "+strings.ToLower(aspect))
+		} else {
+			review = append(review, strings.ToLower(aspect))
+		}
 	}
+	p.BlockGates, p.ReviewGates = strings.Join(block, " or ")+" gate", strings.Join(review, " or ")
 	if t, ok := trialThreshold(rel); ok {
 		p.Thresholds = append(p.Thresholds, t)
 	}
@@ -265,13 +280,7 @@ func (v *view) verdict() Verdict {
 
 // verdictGate shortens a gate row for the verdict's list.
 func verdictGate(g GateRow) VerdictGate {
-	names := map[string]string{
-		decide.GatePassRate:         "pass rate",
-		decide.GateCriticalFailures: "critical failures",
-		decide.GateP95Latency:       "p95 latency",
-		decide.GateAvgCost:          "average cost",
-	}
-	name := names[g.Gate]
+	name := g.spec.Short
 	if name == "" {
 		name = g.Name
 	}
@@ -294,14 +303,21 @@ func (v *view) trend() ([]TrendChart, error) {
 	for i, s := range rel.Snapshots {
 		decisions[i] = s.Result.Decision
 	}
-	measures := []struct {
+	type measure struct {
 		gate, title, id, axis string
 		scale                 float64 // a fraction is drawn as a percentage
 		max                   float64
-	}{
-		{decide.GatePassRate, "Pass rate with its " + g.Confidence.Percent() + " interval", "trend_pass_rate", "pass rate (%)", 100, 100},
-		{decide.GateP95Latency, "p95 latency", "trend_p95", "p95 (ms)", 1, 0},
-		{decide.GateAvgCost, "Average cost", "trend_cost", "cost (USD)", 1, 0},
+		interval              bool // whiskers from the gate's interval
+	}
+	var measures []measure
+	for _, sp := range rel.Specs().Applicable(g) {
+		if t := sp.Trend; t != nil {
+			title := t.Title
+			if sp.Proof != nil {
+				title += " with its " + g.Confidence.Percent() + " interval"
+			}
+			measures = append(measures, measure{sp.Name, title, t.ID, t.Axis, t.Scale, t.Max, sp.Proof != nil})
+		}
 	}
 	var out []TrendChart
 	for _, m := range measures {
@@ -314,23 +330,24 @@ func (v *view) trend() ([]TrendChart, error) {
 				spec.Values[i] = &f
 			}
 		}
-		if m.gate == decide.GatePassRate {
-			// The whiskers are the results files' intervals, as written.
+		if m.interval {
+			// The whiskers are the gate's intervals, rounded as the results
+			// files write them.
 			spec.IntervalName = g.Confidence.Percent() + " interval"
 			spec.Intervals = make([]*[2]float64, n)
 			for i, s := range rel.Snapshots {
-				if iv := s.Result.PassRateInterval; iv != nil {
-					spec.Intervals[i] = &[2]float64{iv[0] * 100, iv[1] * 100}
+				if gr, ok := s.Result.Gate(m.gate); ok && gr.Interval != nil {
+					spec.Intervals[i] = &[2]float64{stats.RoundDecimals(gr.Interval.Lo, 6) * m.scale, stats.RoundDecimals(gr.Interval.Hi, 6) * m.scale}
 				}
 			}
 		}
 		note := "Not gated: no limit is set."
-		if limit, on := decide.Limit(g, m.gate); on {
-			sp, _ := decide.SpecOf(m.gate)
+		if limit, on := rel.Specs().Limit(g, m.gate); on {
+			sp, _ := rel.Specs().Named(m.gate)
 			f, _ := limit.Float64()
 			text := sp.Unit.Format(limit)
 			word := "limit"
-			if m.gate == decide.GatePassRate {
+			if sp.Bound == decide.AtLeast {
 				word = "min"
 			}
 			spec.Limit = &refLine{Label: word + " " + text, Value: f * m.scale, Color: limitColour}
@@ -361,12 +378,14 @@ func (v *view) trend() ([]TrendChart, error) {
 
 // limitLines is the dashed line of a gate's threshold on a chart, none
 // when the gate is off.
-func limitLines(g suite.Gate, gate, prefix string) []refLine {
-	limit, on := decide.Limit(g, gate)
+func limitLines(spec *decide.Spec, g suite.Gate, prefix string) []refLine {
+	if spec == nil {
+		return nil
+	}
+	limit, on := spec.Limit(g)
 	if !on {
 		return nil
 	}
-	spec, _ := decide.SpecOf(gate)
 	v, _ := limit.Float64()
 	return []refLine{{Label: prefix + spec.Unit.Format(limit), Value: v, Color: limitColour}}
 }

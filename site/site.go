@@ -48,6 +48,7 @@ type Renderer struct {
 	assets    []asset
 	css       template.CSS // the stylesheet, inlined into 404.html
 	icon      template.URL // the site icon as a data URL, for 404.html
+	steps     StepsMarks   // of the case-steps part of a drilldown
 	buffers   sync.Pool    // of *bytes.Buffer, for rendering
 }
 
@@ -62,6 +63,9 @@ func NewRenderer(web fs.FS) (*Renderer, error) {
 		return nil, err
 	}
 	r := &Renderer{web: web, templates: ts, assets: as}
+	if r.steps, err = stepsMarks(ts["drilldown"]); err != nil {
+		return nil, err
+	}
 	// Trusted: the stylesheet and the icon ship with the program.
 	for _, a := range as {
 		switch a.path {
@@ -73,6 +77,10 @@ func NewRenderer(web fs.FS) (*Renderer, error) {
 	}
 	return r, nil
 }
+
+// StepsMarks are the marks of the case-steps part of the drilldowns r
+// renders.
+func (r *Renderer) StepsMarks() StepsMarks { return r.steps }
 
 // Emit receives one rendered file at its slash path relative to the site
 // root. The Render methods call it from one goroutine at a time, and each
@@ -167,6 +175,9 @@ type BuildOptions struct {
 	// GroupAbove is the number of results (cases × snapshots) above which
 	// results and case histories share pages; 0 means DefaultGroupAbove.
 	GroupAbove int
+	// Gates are the gates the release is decided by and the pages show;
+	// nil is decide.DefaultGates.
+	Gates decide.Gates
 }
 
 // Warnings are what a build warns about in the evaluated input: each
@@ -206,7 +217,7 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := Load(data)
+	in, err := LoadGates(data, opts.Gates)
 	if err != nil {
 		return nil, err
 	}
@@ -261,8 +272,11 @@ const fileWriters = 4
 // (build, bundle, verify, serve): it runs load → judge → decide over the
 // data folder (evaluator.EvaluateDir) with every output kept for the
 // pages, and reads its HANDOFF.md, which may be missing.
-func Load(data string) (*Input, error) {
-	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: true, KeepInputs: true})
+func Load(data string) (*Input, error) { return LoadGates(data, nil) }
+
+// LoadGates is Load deciding by gates (nil is decide.DefaultGates).
+func LoadGates(data string, gates decide.Gates) (*Input, error) {
+	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: true, KeepInputs: true, Gates: gates})
 	if err != nil {
 		return nil, err
 	}

@@ -155,7 +155,8 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	links := make([]string, len(cases))
 	latencies, costs := make([]float64, len(cases)), make([]float64, len(cases))
 	slow := make([]bool, len(cases))
-	latencyLimit, latencyGated := decide.Limit(g, decide.GateP95Latency)
+	latencyGate, costGate := v.outputGates()
+	latencyLimit, latencyGated := latencyGate.Limit(g)
 	rows := v.snapshotRows(s)
 	for i, c := range cases {
 		if s.Trials() > 0 {
@@ -216,7 +217,7 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	if few := p95Note(nLatencies); few != "" {
 		p.LatencyNote += " " + few
 	}
-	lines := limitLines(g, decide.GateP95Latency, "p95 limit ")
+	lines := limitLines(latencyGate, g, "p95 limit ")
 	var err error
 	p.LatencyChart, err = renderBar(barSpec{ID: "case_latency", Root: root, Categories: ids, Values: latencies, Over: slow, Links: links, LinkKeys: v.paths.stems, LinkPages: v.paths.perPage,
 		AxisName: "latency (ms)", Lines: lines})
@@ -226,9 +227,9 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	if s.Trials() > 0 {
 		p.LatencyNote += " With trials, a case's bar is the slowest of its measured trials."
 	}
-	costLines := limitLines(g, decide.GateAvgCost, "limit on the average ")
+	costLines := limitLines(costGate, g, "limit on the average ")
 	p.CostNote = fmt.Sprintf("One bar per case. The average cost is not gated; the average of this snapshot is %s.", p.Card.AvgCost)
-	if costLimit, on := decide.Limit(g, decide.GateAvgCost); on {
+	if costLimit, on := costGate.Limit(g); on {
 		p.CostNote = fmt.Sprintf("One bar per case. The dashed line is the limit of %s on the average cost; the average of this snapshot is %s.",
 			usd(costLimit), p.Card.AvgCost)
 	}
@@ -270,11 +271,22 @@ func (v *view) snapshotRows(s *evaluator.Snapshot) []CaseRow {
 	return shared.rows
 }
 
+// outputGates are the gates the case tables and the per-case charts mark
+// outputs against: the one driven by the slowest outputs and the one
+// driven by the dearest; nil for one the release has no gate for.
+func (v *view) outputGates() (latency, cost *decide.Spec) {
+	gates := v.in.Release.Specs()
+	latency, _ = gates.DrivenBy(decide.SlowestOutputs)
+	cost, _ = gates.DrivenBy(decide.CostliestOutputs)
+	return latency, cost
+}
+
 // caseRows makes a table row per case of s, in suite order.
 func (v *view) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 	g := v.in.Release.Suite.Gate
-	latencyLimit, latencyGated := decide.Limit(g, decide.GateP95Latency)
-	costLimit, costGated := decide.Limit(g, decide.GateAvgCost)
+	latencyGate, costGate := v.outputGates()
+	latencyLimit, latencyGated := latencyGate.Limit(g)
+	costLimit, costGated := costGate.Limit(g)
 	cases := v.in.Release.Suite.Cases
 	rows := make([]CaseRow, len(cases))
 	for i, c := range cases {
@@ -345,7 +357,10 @@ func whyGates(gates []GateRow, rows []CaseRow, cases []*suite.Case, regressed ma
 		w := WhyGate{Name: g.Name, Gate: g.Gate, Failure: g.failure}
 		var picked []int
 		note := func(r CaseRow) string { return r.Codes }
-		spec, _ := decide.SpecOf(g.Gate)
+		spec := g.spec
+		w.Lead = upperFirst(spec.DriversText) + ":"
+		fragment, allText := spec.Drivers.Filter()
+		w.AllHref, w.AllText = "#"+fragment, allText
 		switch spec.Drivers {
 		case decide.FailingCriticalCases:
 			for i, r := range rows {
@@ -353,29 +368,24 @@ func whyGates(gates []GateRow, rows []CaseRow, cases []*suite.Case, regressed ma
 					picked = append(picked, i)
 				}
 			}
-			w.Lead, w.AllHref, w.AllText = "The failing critical cases:", "#result=fail&severity=critical", "all failing critical cases in the table"
 		case decide.FailingCases:
 			for i, r := range rows {
 				if r.Verdict.Class == failVerdict.Class {
 					picked = append(picked, i)
 				}
 			}
-			w.Lead, w.AllHref, w.AllText = "The failing cases:", "#result=fail", "all failing cases in the table"
 		case decide.SlowestOutputs:
 			picked = overLimit(rows, func(r CaseRow) bool { return r.LatencyOver }, func(r CaseRow) string { return r.LatencySort })
 			note = func(r CaseRow) string { return r.Latency }
-			w.Lead, w.AllHref, w.AllText = "The outputs slower than the limit, slowest first:", "#sort=latency-desc", "every case by latency, slowest first"
 		case decide.CostliestOutputs:
 			picked = overLimit(rows, func(r CaseRow) bool { return r.CostOver }, func(r CaseRow) string { return r.CostSort })
 			note = func(r CaseRow) string { return r.Cost }
-			w.Lead, w.AllHref, w.AllText = "The outputs dearer than the limit on the average, dearest first:", "#sort=cost-desc", "every case by cost, dearest first"
 		case decide.RegressedCases:
 			for i := range rows {
 				if regressed[i] {
 					picked = append(picked, i)
 				}
 			}
-			w.Lead, w.AllHref, w.AllText = "The cases that pass in the baseline and fail here:", "#result=fail", "all failing cases in the table"
 		}
 		w.AllHref = self + w.AllHref
 		if len(picked) == 0 {

@@ -125,7 +125,7 @@ func TestWhyThisDecision(t *testing.T) {
 
 // overLimitIDs lists the cases whose value is over limit, largest first.
 func overLimitIDs(rel *evaluator.Release, s *evaluator.Snapshot, value func(*suite.Output) *suite.Number, gate string) []string {
-	limit, on := decide.Limit(rel.Suite.Gate, gate)
+	limit, on := decide.DefaultGates().Limit(rel.Suite.Gate, gate)
 	if !on {
 		return nil
 	}
@@ -153,8 +153,8 @@ func overLimitIDs(rel *evaluator.Release, s *evaluator.Snapshot, value func(*sui
 func TestCaseTableOrderAndMarks(t *testing.T) {
 	rel := release(t)
 	dir := builtSample(t)
-	latencyLimit, _ := decide.Limit(rel.Suite.Gate, decide.GateP95Latency)
-	costLimit, _ := decide.Limit(rel.Suite.Gate, decide.GateAvgCost)
+	latencyLimit, _ := decide.DefaultGates().Limit(rel.Suite.Gate, decide.GateP95Latency)
+	costLimit, _ := decide.DefaultGates().Limit(rel.Suite.Gate, decide.GateAvgCost)
 	for _, s := range rel.Snapshots {
 		t.Run(s.Label(), func(t *testing.T) {
 			doc := parsePage(t, dir, snapshotPath(s.Label()))

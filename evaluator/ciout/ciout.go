@@ -79,9 +79,9 @@ func (g gateView) verdict() string {
 // reader, naming the gates that can force it under g ("the functional or
 // safety gate failed; do not release") and, for a review, whether the
 // pass rate is unproven.
-func decisionMeaning(s *evaluator.Snapshot, g suite.Gate) string {
+func decisionMeaning(gates decide.Gates, s *evaluator.Snapshot, g suite.Gate) string {
 	var block, review, unproven []string
-	for _, spec := range decide.Applicable(g) {
+	for _, spec := range gates.Applicable(g) {
 		aspect, _, _ := strings.Cut(spec.Topic, ":")
 		aspect = strings.ToLower(aspect)
 		if spec.Fails == decide.Block {

@@ -188,7 +188,7 @@ func TestSummaryOverview(t *testing.T) {
 func syntheticRelease(title, detail string, m decide.Metrics, gate suite.Gate) *evaluator.Release {
 	c := &suite.Case{ID: "C-1", Title: title, Severity: suite.Major}
 	s := suite.NewSuite(suite.NewPolicy(nil), []*suite.Case{c}, gate)
-	decision, gates := decide.Decide(m, gate)
+	decision, gates := decide.DefaultGates().Decide(m, gate)
 	snap := &evaluator.Snapshot{
 		Result: evaluator.Result{
 			Label: "snap", Decision: decision, CasesTotal: m.CasesTotal, CasesPassed: m.CasesPassed, Gates: gates,
@@ -211,17 +211,17 @@ func metrics(passRate *big.Rat, critical int, p95, cost string) decide.Metrics {
 	return m
 }
 
-// gateOf builds thresholds in the order of decide.Specs; "null" turns a
+// gateOf builds thresholds in the order of decide.DefaultGates; "null" turns a
 // gate off.
 func gateOf(values ...string) suite.Gate {
 	g := suite.Gate{Thresholds: map[string]*suite.Number{}}
 	for i, v := range values {
 		if v == "null" {
-			g.Thresholds[decide.Specs[i].Key] = nil
+			g.Thresholds[decide.DefaultGates()[i].Key] = nil
 			continue
 		}
 		n := num(v)
-		g.Thresholds[decide.Specs[i].Key] = &n
+		g.Thresholds[decide.DefaultGates()[i].Key] = &n
 	}
 	return g
 }
@@ -329,7 +329,7 @@ func bigRelease(n int) *evaluator.Release {
 	}
 	s := suite.NewSuite(suite.NewPolicy(nil), cases, sampleGate)
 	m := metrics(big.NewRat(2, 3), 0, "900", "0.01")
-	decision, gates := decide.Decide(m, sampleGate)
+	decision, gates := decide.DefaultGates().Decide(m, sampleGate)
 	rel := &evaluator.Release{Suite: s}
 	for _, label := range []string{"a", "b", "c"} {
 		rel.Snapshots = append(rel.Snapshots, &evaluator.Snapshot{

@@ -36,20 +36,42 @@ func Summary(rel *evaluator.Release) []byte {
 	if len(rel.Snapshots) > 1 {
 		level := rel.Suite.Gate.Confidence
 		trials := slices.ContainsFunc(rel.Snapshots, func(s *evaluator.Snapshot) bool { return s.Trials() > 0 })
-		if trials {
-			fmt.Fprintf(&b, "| snapshot | functional | %s interval | trials passed | critical failures | p95 latency | average cost | decision |\n", level.Percent())
-			b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|\n")
-		} else {
-			fmt.Fprintf(&b, "| snapshot | functional | %s interval | critical failures | p95 latency | average cost | decision |\n", level.Percent())
-			b.WriteString("|---|---:|---:|---:|---:|---:|---|\n")
-		}
-		passRate, _ := decide.SpecOf(decide.GatePassRate)
-		for _, s := range rel.Snapshots {
-			fmt.Fprintf(&b, "| `%s` | %s | %s |", s.Label(), s.PassCount(), s.IntervalCell(passRate, level))
-			if trials {
-				fmt.Fprintf(&b, " %s |", trialsCell(s))
+		// A column for each gate against a limit, with the interval and
+		// the trials beside a gate that has an interval; the comparison
+		// with the baseline is written under each snapshot instead.
+		var specs []*decide.Spec
+		for _, spec := range rel.Specs().Applicable(rel.Suite.Gate) {
+			if spec.Kind == decide.AgainstLimit {
+				specs = append(specs, spec)
 			}
-			fmt.Fprintf(&b, " %d | %s | %s | **%s** |\n", s.Result.CriticalFailures, s.P95Text(), s.AvgCostText(), s.Result.Decision)
+		}
+		b.WriteString("| snapshot |")
+		align := ""
+		for _, spec := range specs {
+			b.WriteString(" " + spec.Column + " |")
+			align += "---:|"
+			if spec.Proof != nil {
+				fmt.Fprintf(&b, " %s interval |", level.Percent())
+				align += "---:|"
+				if trials {
+					b.WriteString(" trials passed |")
+					align += "---:|"
+				}
+			}
+		}
+		fmt.Fprintf(&b, " decision |\n|---|%s---|\n", align)
+		for _, s := range rel.Snapshots {
+			fmt.Fprintf(&b, "| `%s` |", s.Label())
+			for _, spec := range specs {
+				b.WriteString(" " + s.Cell(spec) + " |")
+				if spec.Proof != nil {
+					b.WriteString(" " + s.IntervalCell(spec, level) + " |")
+					if trials {
+						fmt.Fprintf(&b, " %s |", trialsCell(s))
+					}
+				}
+			}
+			fmt.Fprintf(&b, " **%s** |\n", s.Result.Decision)
 		}
 		b.WriteString("\n")
 	}
@@ -63,7 +85,7 @@ func writeSnapshotSummary(b *bytes.Buffer, rel *evaluator.Release, s *evaluator.
 	r := s.Result
 	g := rel.Suite.Gate
 	fmt.Fprintf(b, "### `%s`: %s\n\n", s.Label(), r.Decision)
-	fmt.Fprintf(b, "**%s**: %s. %s.\n\n", r.Decision, decisionMeaning(s, g), upperFirst(s.PassRateSentence(g.Confidence)))
+	fmt.Fprintf(b, "**%s**: %s. %s.\n\n", r.Decision, decisionMeaning(rel.Specs(), s, g), upperFirst(s.PassRateSentence(g.Confidence)))
 	for _, c := range s.Comparisons() {
 		writeComparison(b, c)
 	}

@@ -214,7 +214,7 @@ func hostileTrialRelease(hostile string) *evaluator.Release {
 	passed := &suite.Case{ID: "P-" + hostile, Title: hostile, Severity: suite.Minor}
 	s := suite.NewSuite(suite.NewPolicy(nil), []*suite.Case{failed, passed}, sampleGate)
 	m := decide.Metrics{CasesTotal: 2, CasesPassed: 1, PassRate: big.NewRat(1, 2), K: 3, TrialsPassed: 3, FlakyCases: 2, TrialPassRate: big.NewRat(1, 2)}
-	decision, gates := decide.Decide(m, sampleGate)
+	decision, gates := decide.DefaultGates().Decide(m, sampleGate)
 	rate := 0.5
 	snap := &evaluator.Snapshot{
 		Result: evaluator.Result{

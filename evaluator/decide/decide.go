@@ -1,12 +1,13 @@
 // Package decide turns the judged cases of one snapshot into its metrics
 // and its release decision under the frozen thresholds. It is pure.
 //
-// The gates are data: Specs lists each one with the gate.json key of its
+// The gates are data: Gates lists each one with the gate.json key of its
 // threshold, the metric it reads, the direction of its bound, the
 // decision it forces when it fails, whether it can ask for proof, which
-// cases drive it and how its values are worded. Decide loops over Specs,
-// and every report renders from the GateResults it returns, so a new gate
-// is one more entry in Specs.
+// cases drive it and how its values are worded. Decide loops over the
+// list it is given (DefaultGates, unless a caller brings its own), and
+// every report renders from the GateResults it returns, so a new gate is
+// one more Spec.
 //
 // The evidence behind a decision lives here too: the pass rate's
 // interval (Metrics.PassRateInterval) and the paired comparison of two
@@ -277,7 +278,7 @@ type GateResult struct {
 	Inconclusive bool     `json:"inconclusive,omitempty"`
 	LowerBound   *float64 `json:"lower_bound,omitempty"`
 
-	// Spec is the gate's entry in Specs.
+	// Spec is the gate's entry in the list it was decided by.
 	Spec *Spec `json:"-"`
 	// Limit and Value are the exact threshold and observed value; nil
 	// when the gate is off or nothing was measured.
@@ -355,7 +356,7 @@ func (g *GateResult) Margin() *big.Rat {
 // and failed, or is inconclusive.
 func (g *GateResult) Decides() bool { return !g.Passed && !g.Off() }
 
-// Decide applies the thresholds, gate by gate in the order of Specs:
+// Decide applies the thresholds, gate by gate in the order of gs:
 // each gate that is on and fails forces its spec's decision (BLOCK for
 // the pass rate, critical failures and a regression against the
 // baseline, REVIEW for p95 latency and average cost), and an
@@ -369,11 +370,11 @@ func (g *GateResult) Decides() bool { return !g.Passed && !g.Off() }
 // The gate against the baseline is listed only when m.Baseline is set:
 // it fails when there are more regressions than fixes and the paired
 // test finds that unlikely to be chance.
-func Decide(m Metrics, g suite.Gate) (Decision, []GateResult) {
+func (gs Gates) Decide(m Metrics, g suite.Gate) (Decision, []GateResult) {
 	decision := Pass
-	gates := make([]GateResult, 0, len(Specs))
-	for i := range Specs {
-		spec := &Specs[i]
+	gates := make([]GateResult, 0, len(gs))
+	for i := range gs {
+		spec := &gs[i]
 		r, listed := spec.check(m, g)
 		if !listed {
 			continue
@@ -474,10 +475,10 @@ func (t Threshold) RuleText() string {
 }
 
 // Thresholds lists the threshold of every gate that applies under g, in
-// the order of Specs.
-func Thresholds(g suite.Gate) []Threshold {
+// the order of gs.
+func (gs Gates) Thresholds(g suite.Gate) []Threshold {
 	var out []Threshold
-	for _, spec := range Applicable(g) {
+	for _, spec := range gs.Applicable(g) {
 		t := Threshold{Spec: spec}
 		if spec.Kind == AgainstBaseline {
 			t.Label = g.Baseline
@@ -489,29 +490,38 @@ func Thresholds(g suite.Gate) []Threshold {
 	return out
 }
 
-// SpecOf returns the spec of the gate named name.
-func SpecOf(name string) (*Spec, bool) {
-	for i := range Specs {
-		if Specs[i].Name == name {
-			return &Specs[i], true
+// DrivenBy returns the first spec of gs whose drivers are d: the gate a
+// chart of those cases draws its limit from.
+func (gs Gates) DrivenBy(d Drivers) (*Spec, bool) {
+	for i := range gs {
+		if gs[i].Drivers == d {
+			return &gs[i], true
 		}
 	}
 	return nil, false
 }
 
-// Limit returns the threshold of the gate named name, false when it is
-// off or is not a number.
-func Limit(g suite.Gate, name string) (*big.Rat, bool) {
-	for i := range Specs {
-		if Specs[i].Name == name && Specs[i].Kind == AgainstLimit {
-			n, on := g.Threshold(Specs[i].Key)
-			if !on {
-				return nil, false
-			}
-			return n.Rat(), true
-		}
+// Limit returns the threshold of the gate against a limit named name,
+// false when it is off, is not a number or there is no such gate in gs.
+func (gs Gates) Limit(g suite.Gate, name string) (*big.Rat, bool) {
+	spec, ok := gs.Named(name)
+	if !ok || spec.Kind != AgainstLimit {
+		return nil, false
 	}
-	return nil, false
+	return spec.Limit(g)
+}
+
+// Limit returns the spec's threshold under g, false when it is off or
+// the gate is not against a limit.
+func (s *Spec) Limit(g suite.Gate) (*big.Rat, bool) {
+	if s.Kind != AgainstLimit {
+		return nil, false
+	}
+	n, on := g.Threshold(s.Key)
+	if !on {
+		return nil, false
+	}
+	return n.Rat(), true
 }
 
 func float(r *big.Rat) *float64 {

@@ -51,17 +51,17 @@ func TestP95ComparesExactly(t *testing.T) {
 	}
 }
 
-// gateOf builds thresholds in the order of Specs; "null" turns a gate
+// gateOf builds thresholds in the order of testGates; "null" turns a gate
 // off.
 func gateOf(values ...string) suite.Gate {
 	g := suite.Gate{Thresholds: map[string]*suite.Number{}}
 	for i, v := range values {
 		if v == "null" {
-			g.Thresholds[Specs[i].Key] = nil
+			g.Thresholds[testGates[i].Key] = nil
 			continue
 		}
 		n := suite.MustNumber(v)
-		g.Thresholds[Specs[i].Key] = &n
+		g.Thresholds[testGates[i].Key] = &n
 	}
 	return g
 }
@@ -93,7 +93,7 @@ func decideFor(passed, total, critical int, outs []outcome, g suite.Gate) (Decis
 	for _, o := range outs {
 		t.AddOutput(measured(o.latency), measured(o.cost))
 	}
-	return Decide(t.Metrics(), g)
+	return testGates.Decide(t.Metrics(), g)
 }
 
 func TestDecide(t *testing.T) {
@@ -149,7 +149,7 @@ func TestNoOutputsObservedNull(t *testing.T) {
 	if m.P95LatencyMS != nil || m.AvgCostUSD != nil {
 		t.Fatalf("metrics with no outputs = %+v", m)
 	}
-	_, gates := Decide(m, sampleGate)
+	_, gates := testGates.Decide(m, sampleGate)
 	p95, _ := Find(gates, GateP95Latency)
 	cost, _ := Find(gates, GateAvgCost)
 	if p95.Observed != nil || cost.Observed != nil {
@@ -202,7 +202,7 @@ func TestNothingMeasuredFailsAGateThatIsOn(t *testing.T) {
 	if m.P95LatencyMS != nil {
 		t.Fatalf("p95 = %v with no latency measured", m.P95LatencyMS)
 	}
-	d, gates := Decide(m, sampleGate)
+	d, gates := testGates.Decide(m, sampleGate)
 	g, _ := Find(gates, GateP95Latency)
 	if d != Review || g.Passed || g.Observed != nil {
 		t.Errorf("decision %s, p95 gate passed=%v observed=%v; want REVIEW, a failed gate, null", d, g.Passed, g.Observed)
@@ -211,7 +211,7 @@ func TestNothingMeasuredFailsAGateThatIsOn(t *testing.T) {
 		t.Errorf("failure text = %q", got)
 	}
 	// Off, the same gate decides nothing.
-	d, gates = Decide(m, gateOf("0.9", "0", "null", "0.025"))
+	d, gates = testGates.Decide(m, gateOf("0.9", "0", "null", "0.025"))
 	g, _ = Find(gates, GateP95Latency)
 	if d != Pass || !g.Passed || g.Threshold.Number != nil {
 		t.Errorf("gate off: decision %s, passed=%v threshold=%v; want PASS, passed, null", d, g.Passed, g.Threshold)
@@ -267,7 +267,7 @@ func TestCriticalFlakyCaseCountsAsCriticalFailure(t *testing.T) {
 	if m.TrialPassRate.RatString() != "13/15" {
 		t.Errorf("trial pass rate = %s, want 13/15", m.TrialPassRate.RatString())
 	}
-	if d, _ := Decide(m, sampleGate); d != Block {
+	if d, _ := testGates.Decide(m, sampleGate); d != Block {
 		t.Errorf("decision = %s, want BLOCK", d)
 	}
 }
@@ -276,7 +276,7 @@ func TestCriticalFlakyCaseCountsAsCriticalFailure(t *testing.T) {
 // words; Decide reports them in spec order.
 func TestSpecs(t *testing.T) {
 	names, keys := map[string]bool{}, map[string]bool{}
-	for _, s := range Specs {
+	for _, s := range testGates {
 		if names[s.Name] || keys[s.Key] || s.Title == "" || s.Column == "" || s.Label == "" || s.Topic == "" || s.Rule == "" || s.Failure == nil || s.Observed == nil {
 			t.Errorf("spec %+v is incomplete or repeats a name or key", s)
 		}
@@ -287,8 +287,8 @@ func TestSpecs(t *testing.T) {
 	}
 	_, gates := decideFor(10, 10, 0, []outcome{{"1", "0.01"}}, sampleGate)
 	for i, g := range gates {
-		if g.Gate != Specs[i].Name || g.Spec != &Specs[i] {
-			t.Errorf("gate %d is %s, want %s", i, g.Gate, Specs[i].Name)
+		if g.Gate != testGates[i].Name || g.Spec != &testGates[i] {
+			t.Errorf("gate %d is %s, want %s", i, g.Gate, testGates[i].Name)
 		}
 	}
 }
@@ -336,3 +336,6 @@ func TestTallyP95(t *testing.T) {
 		t.Error("p95 of no latencies")
 	}
 }
+
+// testGates are the gates the tests decide by, read only.
+var testGates = DefaultGates()

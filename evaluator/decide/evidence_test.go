@@ -135,9 +135,9 @@ func TestNoRegression(t *testing.T) {
 			m.Baseline = comparison("prod", tt.b, tt.c, tt.level)
 			g := sampleGate
 			g.Confidence = tt.level
-			d, gates := Decide(m, g)
+			d, gates := testGates.Decide(m, g)
 			r, ok := Find(gates, GateNoRegression)
-			if !ok || len(gates) != len(Specs) || gates[len(gates)-1].Gate != GateNoRegression {
+			if !ok || len(gates) != len(testGates) || gates[len(gates)-1].Gate != GateNoRegression {
 				t.Fatalf("gates %v: no_regression is not the last", gates)
 			}
 			if d != tt.want || r.Passed != tt.held || r.Off() || r.FailureText() != tt.words {
@@ -152,7 +152,7 @@ func TestNoRegression(t *testing.T) {
 	// gate is not listed at all.
 	var tl Tally
 	tl.AddCase(suite.Minor, true)
-	if _, gates := Decide(tl.Metrics(), sampleGate); len(gates) != 4 {
+	if _, gates := testGates.Decide(tl.Metrics(), sampleGate); len(gates) != 4 {
 		t.Errorf("%d gates without a baseline, want 4", len(gates))
 	}
 }
@@ -230,7 +230,7 @@ func TestPassRateSentence(t *testing.T) {
 
 // The specs that explain the new outcomes carry what explaining needs.
 func TestEvidenceSpecs(t *testing.T) {
-	for _, s := range Specs {
+	for _, s := range testGates {
 		if s.DriversText == "" {
 			t.Errorf("%s: no words for the cases that drive it", s.Name)
 		}
@@ -241,12 +241,12 @@ func TestEvidenceSpecs(t *testing.T) {
 			t.Errorf("%s: a gate against the baseline must be optional, in p-values, driven by regressions", s.Name)
 		}
 	}
-	if got := Thresholds(sampleGate); len(got) != 4 {
+	if got := testGates.Thresholds(sampleGate); len(got) != 4 {
 		t.Errorf("%d thresholds without a baseline, want 4", len(got))
 	}
 	g := sampleGate
 	g.Baseline = "prod"
-	th := Thresholds(g)
+	th := testGates.Thresholds(g)
 	if len(th) != 5 || th[4].Text() != "no significant regression against prod" || th[4].RuleText() != "Baseline: no more regressions than fixes against prod beyond chance." {
 		t.Errorf("thresholds with a baseline: %d, %q, %q", len(th), th[len(th)-1].Text(), th[len(th)-1].RuleText())
 	}

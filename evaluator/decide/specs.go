@@ -56,6 +56,16 @@ func (u Unit) Format(r *big.Rat) string {
 	return FormatUSD(r)
 }
 
+// Name names the unit in the data pages ship to their scripts, which
+// word a change by it: "fraction", "count", "ms", "usd" or "p".
+func (u Unit) Name() string {
+	return [...]string{Fraction: "fraction", Count: "count", Milliseconds: "ms", USD: "usd", PValue: "p"}[u]
+}
+
+// HigherIsBetter reports whether a higher value of the gate is better:
+// true for a gate with a minimum.
+func (s *Spec) HigherIsBetter() bool { return s.Bound == AtLeast }
+
 // marginMagnitude writes the size of a margin for pages, with its unit
 // where Format gives none: "1.67 percentage points", "2", "2,700 ms".
 func (u Unit) marginMagnitude(r *big.Rat) string {
@@ -138,7 +148,13 @@ type Spec struct {
 	Drivers     Drivers
 	DriversText string
 
-	Title  string // on pages: "Latency (p95, nearest rank)"
+	Title string // on pages: "Latency (p95, nearest rank)"
+	// Short names the gate in the overview's verdict: "p95 latency";
+	// "" uses Title.
+	Short string
+	// Trend, when set, draws the gate's value over the snapshots on the
+	// overview.
+	Trend  *Trend
 	Column string // heading of the side-by-side tables: "p95 latency"
 	// Summary words the observed value in those tables, "8/12"; nil
 	// uses the observed value as ObservedText words it.
@@ -157,6 +173,30 @@ type Spec struct {
 	// Failure words the gate failing, for a decision's reason; the
 	// result holds its observed value and limit, or its comparison.
 	Failure func(*GateResult) string
+}
+
+// Trend is a gate's chart over the snapshots: its element id, title
+// ("p95 latency"; a gate with an interval adds "with its 95% interval"),
+// axis name, the factor a value is drawn at (100 draws a fraction as a
+// percentage) and the axis maximum (0 fits the values).
+type Trend struct {
+	ID, Title, Axis string
+	Scale, Max      float64
+}
+
+// Filter is the case table's view that lists the drivers, as a URL
+// fragment, and its words: "result=fail", "all failing cases in the
+// table".
+func (d Drivers) Filter() (fragment, text string) {
+	switch d {
+	case FailingCriticalCases:
+		return "result=fail&severity=critical", "all failing critical cases in the table"
+	case SlowestOutputs:
+		return "sort=latency-desc", "every case by latency, slowest first"
+	case CostliestOutputs:
+		return "sort=cost-desc", "every case by cost, dearest first"
+	}
+	return "result=fail", "all failing cases in the table"
 }
 
 // Proof is how a gate asks for evidence when gate.json sets
@@ -179,99 +219,112 @@ type Proof struct {
 	Inconclusive func(*GateResult) string
 }
 
-// Specs are the gates, in the order results list them.
-var Specs = []Spec{
-	{
-		Name: GatePassRate, Key: "min_pass_rate", Unit: Fraction, Bound: AtLeast, Fails: Block,
-		Observed: func(m Metrics) *big.Rat { return m.PassRate },
-		Proof: &Proof{
-			Interval: Metrics.PassRateInterval,
-			Settle: func(m Metrics, level stats.Level, limit *big.Rat) (int64, bool) {
-				return stats.CasesToSettle(m.CasesPassed, m.CasesTotal, level.Z(), limit)
+// Gates is a list of gates, in the order results list them. The list is
+// a value, passed to gate.json's reader, to Decide and to every page and
+// report that names the gates: a caller can add a gate of its own without
+// touching any package state. DefaultGates is the list releasegate ships.
+type Gates []Spec
+
+// DefaultGates returns the gates releasegate ships, a fresh list on every
+// call so that no caller can change another's.
+func DefaultGates() Gates {
+	return Gates{
+		{
+			Name: GatePassRate, Key: "min_pass_rate", Unit: Fraction, Bound: AtLeast, Fails: Block,
+			Observed: func(m Metrics) *big.Rat { return m.PassRate },
+			Proof: &Proof{
+				Interval: Metrics.PassRateInterval,
+				Settle: func(m Metrics, level stats.Level, limit *big.Rat) (int64, bool) {
+					return stats.CasesToSettle(m.CasesPassed, m.CasesTotal, level.Z(), limit)
+				},
+				Unproven: Review,
+				Inconclusive: func(g *GateResult) string {
+					return fmt.Sprintf("pass rate %s meets the minimum of %s but is not proven: at %s confidence it may be as low as %s",
+						Percent(g.Value), Percent(g.Limit), g.Level.Percent(), percentOf(g.Bound()))
+				},
 			},
-			Unproven: Review,
-			Inconclusive: func(g *GateResult) string {
-				return fmt.Sprintf("pass rate %s meets the minimum of %s but is not proven: at %s confidence it may be as low as %s",
-					Percent(g.Value), Percent(g.Limit), g.Level.Percent(), percentOf(g.Bound()))
+			Drivers: FailingCases, DriversText: "the failing cases",
+			Short: "pass rate", Trend: &Trend{ID: "trend_pass_rate", Title: "Pass rate", Axis: "pass rate (%)", Scale: 100, Max: 100},
+			Title: "Functional (pass rate)", Topic: "Functional: pass rate", Label: "pass rate",
+			Detail:  func(m Metrics) string { return fmt.Sprintf("(%d of %d cases)", m.CasesPassed, m.CasesTotal) },
+			Column:  "functional",
+			Summary: func(m Metrics) string { return fmt.Sprintf("%d/%d", m.CasesPassed, m.CasesTotal) },
+			Rule:    "Functional: pass rate %s.",
+			Ahead:   "above the minimum", Behind: "below the minimum",
+			Failure: func(g *GateResult) string {
+				return fmt.Sprintf("pass rate %s is below the minimum of %s", Percent(g.Value), Percent(g.Limit))
 			},
 		},
-		Drivers: FailingCases, DriversText: "the failing cases",
-		Title: "Functional (pass rate)", Topic: "Functional: pass rate", Label: "pass rate",
-		Detail:  func(m Metrics) string { return fmt.Sprintf("(%d of %d cases)", m.CasesPassed, m.CasesTotal) },
-		Column:  "functional",
-		Summary: func(m Metrics) string { return fmt.Sprintf("%d/%d", m.CasesPassed, m.CasesTotal) },
-		Rule:    "Functional: pass rate %s.",
-		Ahead:   "above the minimum", Behind: "below the minimum",
-		Failure: func(g *GateResult) string {
-			return fmt.Sprintf("pass rate %s is below the minimum of %s", Percent(g.Value), Percent(g.Limit))
+		{
+			Name: GateCriticalFailures, Key: "max_critical_failures", Unit: Count, Bound: AtMost, Fails: Block,
+			Observed: func(m Metrics) *big.Rat { return big.NewRat(int64(m.CriticalFailures), 1) },
+			Drivers:  FailingCriticalCases, DriversText: "the failing critical cases",
+			Short: "critical failures",
+			Title: "Safety (failed critical cases)", Topic: "Safety: failed critical cases", Label: "critical failures",
+			Column: "critical failures",
+			Rule:   "Safety: %s failed critical case(s).",
+			Ahead:  "to spare", Behind: "over the limit",
+			Failure: func(g *GateResult) string {
+				cases := "cases"
+				if g.Value.Cmp(big.NewRat(1, 1)) == 0 {
+					cases = "case"
+				}
+				return fmt.Sprintf("%s critical %s failed, at most %s allowed", g.Value.RatString(), cases, g.Limit.RatString())
+			},
 		},
-	},
-	{
-		Name: GateCriticalFailures, Key: "max_critical_failures", Unit: Count, Bound: AtMost, Fails: Block,
-		Observed: func(m Metrics) *big.Rat { return big.NewRat(int64(m.CriticalFailures), 1) },
-		Drivers:  FailingCriticalCases, DriversText: "the failing critical cases",
-		Title: "Safety (failed critical cases)", Topic: "Safety: failed critical cases", Label: "critical failures",
-		Column: "critical failures",
-		Rule:   "Safety: %s failed critical case(s).",
-		Ahead:  "to spare", Behind: "over the limit",
-		Failure: func(g *GateResult) string {
-			cases := "cases"
-			if g.Value.Cmp(big.NewRat(1, 1)) == 0 {
-				cases = "case"
-			}
-			return fmt.Sprintf("%s critical %s failed, at most %s allowed", g.Value.RatString(), cases, g.Limit.RatString())
+		{
+			Name: GateP95Latency, Key: "max_p95_latency_ms", Unit: Milliseconds, Bound: AtMost, Fails: Review,
+			Observed: func(m Metrics) *big.Rat {
+				if m.P95LatencyMS == nil {
+					return nil
+				}
+				return m.P95LatencyMS.Rat()
+			},
+			Drivers: SlowestOutputs, DriversText: "the outputs slower than the limit, slowest first",
+			Short: "p95 latency", Trend: &Trend{ID: "trend_p95", Title: "p95 latency", Axis: "p95 (ms)", Scale: 1},
+			Title: "Latency (p95, nearest rank)", Topic: "Latency: p95 (nearest rank)", Label: "p95 latency",
+			Column: "p95 latency",
+			Rule:   "Latency: p95 %s (nearest rank).",
+			Ahead:  "under the limit", Behind: "over the limit",
+			Failure: func(g *GateResult) string {
+				return fmt.Sprintf("p95 latency %s is over the limit of %s", FormatMS(g.Value), FormatMS(g.Limit))
+			},
 		},
-	},
-	{
-		Name: GateP95Latency, Key: "max_p95_latency_ms", Unit: Milliseconds, Bound: AtMost, Fails: Review,
-		Observed: func(m Metrics) *big.Rat {
-			if m.P95LatencyMS == nil {
-				return nil
-			}
-			return m.P95LatencyMS.Rat()
+		{
+			Name: GateAvgCost, Key: "max_avg_cost_usd", Unit: USD, Bound: AtMost, Fails: Review,
+			Observed: func(m Metrics) *big.Rat { return m.AvgCostUSD },
+			Drivers:  CostliestOutputs, DriversText: "the outputs dearer than the limit on the average, dearest first",
+			Short: "average cost", Trend: &Trend{ID: "trend_cost", Title: "Average cost", Axis: "cost (USD)", Scale: 1},
+			Title: "Cost (average per output)", Topic: "Cost: average per output", Label: "average cost",
+			Column: "average cost",
+			Rule:   "Cost: average %s per output.",
+			Ahead:  "under the limit", Behind: "over the limit",
+			Failure: func(g *GateResult) string {
+				return fmt.Sprintf("average cost %s is over the limit of %s", FormatUSD(g.Value), FormatUSD(g.Limit))
+			},
 		},
-		Drivers: SlowestOutputs, DriversText: "the outputs slower than the limit, slowest first",
-		Title: "Latency (p95, nearest rank)", Topic: "Latency: p95 (nearest rank)", Label: "p95 latency",
-		Column: "p95 latency",
-		Rule:   "Latency: p95 %s (nearest rank).",
-		Ahead:  "under the limit", Behind: "over the limit",
-		Failure: func(g *GateResult) string {
-			return fmt.Sprintf("p95 latency %s is over the limit of %s", FormatMS(g.Value), FormatMS(g.Limit))
+		{
+			Name: GateNoRegression, Key: "baseline", Optional: true, Kind: AgainstBaseline, Unit: PValue, Bound: AtLeast, Fails: Block,
+			Observed: func(m Metrics) *big.Rat {
+				if m.Baseline == nil {
+					return nil
+				}
+				return new(big.Rat).SetFloat64(m.Baseline.P)
+			},
+			Drivers: RegressedCases, DriversText: "the cases that pass in the baseline and fail here",
+			Title: "No regression (against the baseline)", Topic: "Baseline: no regression", Label: "regression against the baseline",
+			Column:  "vs baseline",
+			Summary: func(m Metrics) string { return m.Baseline.Counts() },
+			Detail:  func(m Metrics) string { return "(against " + m.Baseline.Label + ": " + m.Baseline.Counts() + ")" },
+			Rule:    "Baseline: no more regressions than fixes against %s beyond chance.",
+			Ahead:   "could be chance", Behind: "not chance",
+			Failure: func(g *GateResult) string {
+				c := g.Versus
+				return fmt.Sprintf("%d %s against %s and %d fixed, which is not chance (%s)",
+					c.Regressions, plural(c.Regressions, "case regressed", "cases regressed"), c.Label, c.Fixes, FormatP(c.P))
+			},
 		},
-	},
-	{
-		Name: GateAvgCost, Key: "max_avg_cost_usd", Unit: USD, Bound: AtMost, Fails: Review,
-		Observed: func(m Metrics) *big.Rat { return m.AvgCostUSD },
-		Drivers:  CostliestOutputs, DriversText: "the outputs dearer than the limit on the average, dearest first",
-		Title: "Cost (average per output)", Topic: "Cost: average per output", Label: "average cost",
-		Column: "average cost",
-		Rule:   "Cost: average %s per output.",
-		Ahead:  "under the limit", Behind: "over the limit",
-		Failure: func(g *GateResult) string {
-			return fmt.Sprintf("average cost %s is over the limit of %s", FormatUSD(g.Value), FormatUSD(g.Limit))
-		},
-	},
-	{
-		Name: GateNoRegression, Key: "baseline", Optional: true, Kind: AgainstBaseline, Unit: PValue, Bound: AtLeast, Fails: Block,
-		Observed: func(m Metrics) *big.Rat {
-			if m.Baseline == nil {
-				return nil
-			}
-			return new(big.Rat).SetFloat64(m.Baseline.P)
-		},
-		Drivers: RegressedCases, DriversText: "the cases that pass in the baseline and fail here",
-		Title: "No regression (against the baseline)", Topic: "Baseline: no regression", Label: "regression against the baseline",
-		Column:  "vs baseline",
-		Summary: func(m Metrics) string { return m.Baseline.Counts() },
-		Detail:  func(m Metrics) string { return "(against " + m.Baseline.Label + ": " + m.Baseline.Counts() + ")" },
-		Rule:    "Baseline: no more regressions than fixes against %s beyond chance.",
-		Ahead:   "could be chance", Behind: "not chance",
-		Failure: func(g *GateResult) string {
-			c := g.Versus
-			return fmt.Sprintf("%d %s against %s and %d fixed, which is not chance (%s)",
-				c.Regressions, plural(c.Regressions, "case regressed", "cases regressed"), c.Label, c.Fixes, FormatP(c.P))
-		},
-	},
+	}
 }
 
 // NotGated is how a gate that is off is shown in place of its threshold.
@@ -298,15 +351,35 @@ func (s *Spec) Applies(g suite.Gate) bool {
 	return s.Kind != AgainstBaseline || g.Baseline != ""
 }
 
-// Applicable lists the specs that apply under g, in the order of Specs.
-func Applicable(g suite.Gate) []*Spec {
+// Applicable lists the specs that apply under g, in the order of gs.
+func (gs Gates) Applicable(g suite.Gate) []*Spec {
 	var out []*Spec
-	for i := range Specs {
-		if Specs[i].Applies(g) {
-			out = append(out, &Specs[i])
+	for i := range gs {
+		if gs[i].Applies(g) {
+			out = append(out, &gs[i])
 		}
 	}
 	return out
+}
+
+// Named returns the spec of the gate named name.
+func (gs Gates) Named(name string) (*Spec, bool) {
+	for i := range gs {
+		if gs[i].Name == name {
+			return &gs[i], true
+		}
+	}
+	return nil, false
+}
+
+// Keyed returns the spec whose gate.json key is key.
+func (gs Gates) Keyed(key string) (*Spec, bool) {
+	for i := range gs {
+		if gs[i].Key == key {
+			return &gs[i], true
+		}
+	}
+	return nil, false
 }
 
 // ObservedText words the gate's observed value, "n/a" when nothing was

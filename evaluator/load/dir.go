@@ -39,6 +39,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
@@ -59,6 +60,9 @@ type Options struct {
 	// KeepInputs keeps each case's input as written, for pages that show
 	// it; without it a large suite takes much less memory.
 	KeepInputs bool
+	// Gates are the gates gate.json is read for; nil reads
+	// decide.DefaultGates.
+	Gates decide.Gates
 }
 
 // Suite reads the policy, schema, thresholds and cases of the data folder
@@ -104,7 +108,7 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 	if err != nil {
 		return nil, missingFile(err, gatePath)
 	}
-	gate, err := Gate(gatePath, gateSrc)
+	gate, err := Gate(gatePath, gateSrc, opts.Gates)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 const thresholds = `"min_pass_rate": 0.9, "max_critical_failures": 0, "max_p95_latency_ms": 2500, "max_avg_cost_usd": 0.025`
 
 func TestGateEvidenceKeys(t *testing.T) {
-	g, err := Gate("gate.json", []byte("{"+thresholds+"}"))
+	g, err := Gate("gate.json", []byte("{"+thresholds+"}"), nil)
 	if err != nil || g.Confidence != stats.Level95 || g.RequireEvidence || g.Baseline != "" {
 		t.Fatalf("defaults: %+v, %v", g, err)
 	}
@@ -32,7 +32,7 @@ func TestGateEvidenceKeys(t *testing.T) {
 		{"\n\n\"baseline\": \"candidate-v2\"", stats.Level95, false, "candidate-v2", 3},
 	}
 	for _, tt := range tests {
-		g, err := Gate("gate.json", []byte("{"+thresholds+", "+tt.in+"}"))
+		g, err := Gate("gate.json", []byte("{"+thresholds+", "+tt.in+"}"), nil)
 		if err != nil || g.Confidence != tt.level || g.RequireEvidence != tt.evidence || g.Baseline != tt.baseline || g.BaselineLine != tt.line {
 			t.Errorf("%s: %+v, %v", tt.in, g, err)
 		}
@@ -53,7 +53,7 @@ func TestGateEvidenceKeysBadInput(t *testing.T) {
 		{`"confidence_level": 0.95`, "gate.json:1: confidence_level: unknown key; did you mean \"confidence\"? — rename it, or use one of min_pass_rate, max_critical_failures, max_p95_latency_ms, max_avg_cost_usd, baseline, min_trial_pass_rate, confidence or require_evidence"},
 	}
 	for _, tt := range tests {
-		_, err := Gate("gate.json", []byte("{"+thresholds+", "+tt.in+"}"))
+		_, err := Gate("gate.json", []byte("{"+thresholds+", "+tt.in+"}"), nil)
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("%s:\n got %v\nwant %s", tt.in, err, tt.want)
 		}
@@ -61,7 +61,7 @@ func TestGateEvidenceKeysBadInput(t *testing.T) {
 }
 
 func TestCheckBaseline(t *testing.T) {
-	g, err := Gate("data/gate.json", []byte("{"+thresholds+",\n \"baseline\": \"prod\"}"))
+	g, err := Gate("data/gate.json", []byte("{"+thresholds+",\n \"baseline\": \"prod\"}"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

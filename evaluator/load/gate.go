@@ -26,15 +26,18 @@ const (
 	requireEvidenceKey = "require_evidence"
 )
 
-// Gate parses gate.json: one threshold for each gate of decide.Specs
-// against a limit, each a number or null (the gate is off); optionally
+// Gate parses gate.json: one threshold for each gate of gates against a
+// limit (nil gates reads decide.DefaultGates), each a number or null (the gate is off); optionally
 // min_trial_pass_rate, confidence (0.8, 0.9, 0.95 or 0.99),
 // require_evidence (true or false) and baseline (a snapshot label, or
 // null for none; CheckBaseline checks that the snapshot exists). Every
 // required threshold must be there and unknown keys are refused (a
 // misspelt threshold must not silently fall away); errors name the line
 // of the offending key, and syntax errors the line and column.
-func Gate(file string, data []byte) (suite.Gate, error) {
+func Gate(file string, data []byte, gates decide.Gates) (suite.Gate, error) {
+	if gates == nil {
+		gates = decide.DefaultGates()
+	}
 	g := suite.Gate{Thresholds: map[string]*suite.Number{}, MinTrialPassRate: suite.MustNumber("1")}
 	data = bytes.TrimPrefix(data, bom)
 	lineAt := func(off int64) int { return 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n")) }
@@ -78,10 +81,10 @@ func Gate(file string, data []byte) (suite.Gate, error) {
 		if err != nil {
 			return g, syntax(err)
 		}
-		spec := specFor(key)
+		spec, _ := gates.Keyed(key)
 		if spec == nil && key != trialPassRateKey && key != confidenceKey && key != requireEvidenceKey {
 			e := fail(keyAt, key, "").(*suite.InputError)
-			e.Msg, e.Fix = unknownName("key", key, gateKeyList())
+			e.Msg, e.Fix = unknownName("key", key, gateKeyList(gates))
 			return g, e
 		}
 		seen[key] = true
@@ -158,7 +161,7 @@ func Gate(file string, data []byte) (suite.Gate, error) {
 		}
 		return g, syntax(err)
 	}
-	for _, spec := range decide.Specs {
+	for _, spec := range gates {
 		if !seen[spec.Key] && !spec.Optional {
 			return g, &suite.InputError{File: file, Field: spec.Key, Msg: "missing required threshold (null turns its gate off)"}
 		}
@@ -210,21 +213,10 @@ func joinWords(words []string, conjunction string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " " + conjunction + " " + words[len(words)-1]
 }
 
-// specFor returns the gate whose threshold is key, or nil.
-func specFor(key string) *decide.Spec {
-	for i := range decide.Specs {
-		if decide.Specs[i].Key == key {
-			return &decide.Specs[i]
-		}
-	}
-	return nil
-}
-
-// gateKeys lists the keys gate.json may hold.
-// gateKeyList is every key gate.json may hold.
-func gateKeyList() []string {
+// gateKeyList is every key gate.json may hold with gates.
+func gateKeyList(gates decide.Gates) []string {
 	var keys []string
-	for _, s := range decide.Specs {
+	for _, s := range gates {
 		keys = append(keys, s.Key)
 	}
 	return append(keys, trialPassRateKey, confidenceKey, requireEvidenceKey)

@@ -142,7 +142,7 @@ func TestGateBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Gate("gate.json", []byte(tt.in))
+			_, err := Gate("gate.json", []byte(tt.in), nil)
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatal(err)

@@ -247,7 +247,7 @@ func TestSampleSchemaKeepsTheCallCount(t *testing.T) {
 // threshold turns its gate off; "Repeated trials": min_trial_pass_rate is
 // optional, a fraction, 1 when absent.
 func TestGateNullsAndTrialPassRate(t *testing.T) {
-	g, err := Gate("gate.json", []byte(`{"min_pass_rate": null, "max_critical_failures": 0, "max_p95_latency_ms": null, "max_avg_cost_usd": 0.025}`))
+	g, err := Gate("gate.json", []byte(`{"min_pass_rate": null, "max_critical_failures": 0, "max_p95_latency_ms": null, "max_avg_cost_usd": 0.025}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestGateNullsAndTrialPassRate(t *testing.T) {
 	if g.TrialPassRate().String() != "1" {
 		t.Errorf("default min_trial_pass_rate = %s, want 1", g.TrialPassRate())
 	}
-	g, err = Gate("gate.json", []byte(`{"min_pass_rate": 0.9, "max_critical_failures": 0, "max_p95_latency_ms": 1, "max_avg_cost_usd": 1, "min_trial_pass_rate": 0.75}`))
+	g, err = Gate("gate.json", []byte(`{"min_pass_rate": 0.9, "max_critical_failures": 0, "max_p95_latency_ms": 1, "max_avg_cost_usd": 1, "min_trial_pass_rate": 0.75}`), nil)
 	if err != nil || g.TrialPassRate().String() != "0.75" {
 		t.Fatalf("min_trial_pass_rate = %v (%v)", g.TrialPassRate(), err)
 	}
@@ -274,7 +274,7 @@ func TestGateNullsAndTrialPassRate(t *testing.T) {
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Gate("gate.json", []byte(tt.in))
+			_, err := Gate("gate.json", []byte(tt.in), nil)
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Fatalf("error = %v\nwant    %s", err, tt.want)
 			}
@@ -399,17 +399,17 @@ func TestWithoutPolicy(t *testing.T) {
 
 // The gate specs drive gate.json: each spec's key is required.
 func TestGateKeysFollowSpecs(t *testing.T) {
-	for _, spec := range decide.Specs {
+	for _, spec := range decide.DefaultGates() {
 		if spec.Optional {
 			continue
 		}
 		var members []string
-		for _, other := range decide.Specs {
+		for _, other := range decide.DefaultGates() {
 			if other.Key != spec.Key {
 				members = append(members, `"`+other.Key+`": null`)
 			}
 		}
-		_, err := Gate("gate.json", []byte("{"+strings.Join(members, ", ")+"}"))
+		_, err := Gate("gate.json", []byte("{"+strings.Join(members, ", ")+"}"), nil)
 		if err == nil || !strings.Contains(err.Error(), spec.Key+": missing required threshold") {
 			t.Errorf("without %s: %v", spec.Key, err)
 		}
@@ -425,7 +425,7 @@ func FuzzGate(f *testing.F) {
 	f.Add(`{"min_pass_rate": 0.9, "max_critical_failures": 0, "max_p95_latency_ms": null, "max_avg_cost_usd": null, "confidence": 0.990, "require_evidence": true, "baseline": "v1"}`)
 	f.Add(`{"confidence": 95e-2, "baseline": null, "require_evidence": false}`)
 	f.Fuzz(func(t *testing.T, in string) {
-		g, err := Gate("gate.json", []byte(in))
+		g, err := Gate("gate.json", []byte(in), nil)
 		if err != nil {
 			var ie *suite.InputError
 			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "gate.json") {
@@ -433,7 +433,7 @@ func FuzzGate(f *testing.F) {
 			}
 			return
 		}
-		for _, spec := range decide.Specs {
+		for _, spec := range decide.DefaultGates() {
 			if _, ok := g.Thresholds[spec.Key]; !ok && !spec.Optional {
 				t.Fatalf("accepted without %s", spec.Key)
 			}

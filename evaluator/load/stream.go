@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
@@ -41,8 +42,9 @@ type SuiteStream struct {
 }
 
 // OpenSuiteStream reads the policy, schema and thresholds of the data
-// folder dir, as Suite does, and leaves the cases to Each.
-func OpenSuiteStream(dir string) (*SuiteStream, error) {
+// folder dir, as Suite does (gates as in Options.Gates), and leaves the
+// cases to Each.
+func OpenSuiteStream(dir string, gates decide.Gates) (*SuiteStream, error) {
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return nil, ErrNotStreamable
 	}
@@ -77,7 +79,7 @@ func OpenSuiteStream(dir string) (*SuiteStream, error) {
 	if err != nil {
 		return nil, err
 	}
-	gate, err := Gate(gatePath, gateSrc)
+	gate, err := Gate(gatePath, gateSrc, gates)
 	if err != nil {
 		return nil, err
 	}

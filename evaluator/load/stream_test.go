@@ -69,7 +69,7 @@ func TestSuiteStreamReadsAsSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, err := OpenSuiteStream(sampleDir)
+	ss, err := OpenSuiteStream(sampleDir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestSuiteStreamReadsAsSuite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ss, err = OpenSuiteStream(dir)
+	ss, err = OpenSuiteStream(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,8 @@ type renderer interface {
 	RenderAll(in *site.Input, emit site.Emit) error
 	RenderParts(in *site.Input, parts site.Parts, emit site.Emit) error
 	Footer(in *site.Input) ([]byte, error)
+	// StepsMarks enclose the case-steps part of a drilldown.
+	StepsMarks() site.StepsMarks
 	// Paths lists the files RenderAll would emit.
 	Paths(in *site.Input) ([]string, error)
 	// RenderAllLater renders all but the case pages, which it puts off;
@@ -292,9 +294,9 @@ func (r *rebuild) judgeEdits() error {
 // when gate.json alone changed.
 func (r *rebuild) editedSuite() (*suite.Suite, error) {
 	if len(r.ch.Edited) == 1 && r.ch.Edited[load.GateFile] {
-		return withGate(r.old.data, r.old.release.Suite)
+		return withGate(r.old.data, r.old.release.Suite, r.old.release.Specs())
 	}
-	return load.Suite(r.old.data, load.Options{KeepInputs: true})
+	return load.Suite(r.old.data, load.Options{KeepInputs: true, Gates: r.old.release.Specs()})
 }
 
 // readHandoff reads HANDOFF.md again when it changed.
@@ -332,11 +334,11 @@ func (r *rebuild) render() (*collector, error) {
 	switch {
 	case r.full && b.release == nil:
 		// The first build: a server starts with every page made.
-		c := newCollector(nil, b.files, footer)
+		c := newCollector(nil, b.files, footer, next.renderer.StepsMarks())
 		return c, next.renderer.RenderAll(in, c.emit)
 	case r.full:
 		// Every page changes: the case pages are made when asked for.
-		c := newCollector(nil, b.files, footer)
+		c := newCollector(nil, b.files, footer, next.renderer.StepsMarks())
 		later, err := next.renderer.RenderAllLater(in, c.emit)
 		if err != nil {
 			return nil, err
@@ -344,7 +346,7 @@ func (r *rebuild) render() (*collector, error) {
 		c.putOff(later)
 		return c, nil
 	}
-	c := newCollector(b.files, b.files, footer)
+	c := newCollector(b.files, b.files, footer, next.renderer.StepsMarks())
 	return c, r.renderParts(c, in)
 }
 
@@ -411,7 +413,8 @@ func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(
 	for _, s := range old.Snapshots {
 		cached[s.Label()] = s
 	}
-	rel = &evaluator.Release{Suite: s, Snapshots: make([]*evaluator.Snapshot, len(files))}
+	gates := old.Specs()
+	rel = &evaluator.Release{Suite: s, Gates: gates, Snapshots: make([]*evaluator.Snapshot, len(files))}
 	errs := make([]error, len(files))
 	read := make([]bool, len(files)) // evaluated from its outputs file
 	sameSet = len(files) == len(old.Snapshots)
@@ -428,7 +431,7 @@ func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(
 			}
 		}
 		read[i] = true
-		rel.Snapshots[i], errs[i] = evaluator.EvaluateSnapshot(s, f, evaluator.Options{KeepOutputs: true, KeepInputs: true})
+		rel.Snapshots[i], errs[i] = evaluator.EvaluateSnapshot(s, f, evaluator.Options{KeepOutputs: true, KeepInputs: true, Gates: gates})
 	})
 	for i, f := range files {
 		if read[i] {

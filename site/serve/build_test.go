@@ -449,7 +449,7 @@ func TestFailedBuildKeepsTheLastGoodOneAndItsWork(t *testing.T) {
 }
 
 func TestRendererPathsAreChecked(t *testing.T) {
-	c := newCollector(nil, nil, nil)
+	c := newCollector(nil, nil, nil, embeddedSteps(t))
 	for _, bad := range []string{"../x", "/etc/passwd", "a/../../b", `a\b`, "", ".", "a//b"} {
 		if err := c.emit(bad, nil); err == nil {
 			t.Errorf("emit(%q) accepted", bad)

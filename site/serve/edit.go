@@ -94,13 +94,13 @@ func citationMover(before, edited *suite.Suite) func(id string) bool {
 // edit of the thresholds alone leaves the cases and the policy as they
 // were read, and on a large suite reading the cases is most of a
 // rebuild's time.
-func withGate(data string, s *suite.Suite) (*suite.Suite, error) {
+func withGate(data string, s *suite.Suite, gates decide.Gates) (*suite.Suite, error) {
 	p := filepath.Join(data, load.GateFile)
 	src, err := load.ReadFile(data, p, load.MaxSmallJSONBytes)
 	if err != nil {
 		return nil, err
 	}
-	g, err := load.Gate(p, src)
+	g, err := load.Gate(p, src, gates)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func editedParts(before, after *evaluator.Release, reevaluated []string, redo []
 		inHistory[i] = true
 	}
 	gateEdited := !reflect.DeepEqual(before.Suite.Gate, after.Suite.Gate)
-	limitsMoved := !sameLimits(before.Suite.Gate, after.Suite.Gate)
+	limitsMoved := !sameLimits(after.Specs(), before.Suite.Gate, after.Suite.Gate)
 	for _, s := range after.Snapshots {
 		label := s.Label()
 		again := slices.Contains(reevaluated, label)
@@ -254,10 +254,14 @@ func movedParts(before, after *evaluator.Release, redo []int) site.Parts {
 // sameLimits reports whether two sets of thresholds mark the same
 // latencies and costs as over their limits, as a snapshot's case table
 // does.
-func sameLimits(a, b suite.Gate) bool {
-	for _, gate := range []string{decide.GateP95Latency, decide.GateAvgCost} {
-		x, onA := decide.Limit(a, gate)
-		y, onB := decide.Limit(b, gate)
+func sameLimits(gates decide.Gates, a, b suite.Gate) bool {
+	for _, drivers := range []decide.Drivers{decide.SlowestOutputs, decide.CostliestOutputs} {
+		spec, ok := gates.DrivenBy(drivers)
+		if !ok {
+			continue
+		}
+		x, onA := spec.Limit(a)
+		y, onB := spec.Limit(b)
 		if onA != onB || onA && x.Cmp(y) != 0 {
 			return false
 		}

@@ -349,7 +349,7 @@ func TestWithGateReadsAsLoadSuite(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			writeFile(t, gate, []byte(tc.gate))
 			want, wantErr := load.Suite(data, load.Options{KeepInputs: true})
-			got, err := withGate(data, before)
+			got, err := withGate(data, before, nil)
 			if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
 				t.Fatalf("err %v, want %v", err, wantErr)
 			}
@@ -361,7 +361,7 @@ func TestWithGateReadsAsLoadSuite(t *testing.T) {
 	if err := os.Remove(gate); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := withGate(data, before); err == nil {
+	if _, err := withGate(data, before, nil); err == nil {
 		t.Error("a missing gate.json accepted")
 	}
 }

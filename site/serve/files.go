@@ -29,6 +29,8 @@ import (
 // rest in the background, so the page an author looks at reloads at once.
 type siteFiles struct {
 	footer []byte
+	// steps enclose a drilldown's case-steps part.
+	steps site.StepsMarks
 	// mu guards files, later and next: a request that asks for a page put
 	// off makes it, and the site may be completed meanwhile.
 	mu    sync.Mutex
@@ -127,7 +129,7 @@ func (s *siteFiles) make(l site.Later) (storedFile, error) {
 	}
 	w := s.packers.Get().(*flate.Writer)
 	defer s.packers.Put(w)
-	return split(l.Path, data, s.footer, w), nil
+	return split(l.Path, data, s.footer, s.steps, w), nil
 }
 
 // keep stores a page, made now or from later. The caller holds s.mu, or
@@ -233,7 +235,7 @@ func deflate(w *flate.Writer, b []byte) []byte {
 // its last occurrence (a page's own content comes before its footer), and
 // a drilldown around its case-steps part. A page is kept compressed with
 // w; other files, whole.
-func split(name string, data, footer []byte, w *flate.Writer) storedFile {
+func split(name string, data, footer []byte, steps site.StepsMarks, w *flate.Writer) storedFile {
 	if !strings.HasSuffix(name, ".html") {
 		return storedFile{head: data}
 	}
@@ -243,7 +245,7 @@ func split(name string, data, footer []byte, w *flate.Writer) storedFile {
 			f = storedFile{head: data[:at:at], tail: data[at+len(footer):], framed: true}
 		}
 	}
-	if start, end, ok := site.CaseStepsAt(f.head); ok {
+	if start, end, ok := steps.At(f.head); ok {
 		f.lead, f.steps, f.head, f.stepped = f.head[:start:start], f.head[start:end:end], f.head[end:], true
 	}
 	if len(data) >= packMin && len(data) <= packMax {
@@ -278,9 +280,10 @@ type collector struct {
 }
 
 // newCollector starts a site from base's files, and the pages it put off
-// (none when base is nil), with footer as every page's footer.
-func newCollector(base, old *siteFiles, footer []byte) *collector {
-	next := &siteFiles{footer: footer, later: map[string]site.Later{}}
+// (none when base is nil), with footer as every page's footer and steps
+// enclosing every drilldown's case-steps part.
+func newCollector(base, old *siteFiles, footer []byte, steps site.StepsMarks) *collector {
+	next := &siteFiles{footer: footer, steps: steps, later: map[string]site.Later{}}
 	if base != nil {
 		base.mu.Lock()
 		next.files, next.later = maps.Clone(base.files), maps.Clone(base.later)
@@ -306,7 +309,7 @@ func (c *collector) emit(name string, data []byte) error {
 	// data is ours to keep: site.Emit gives every call a slice of its own.
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	f := split(name, data, c.site.footer, c.packer)
+	f := split(name, data, c.site.footer, c.site.steps, c.packer)
 	c.rendered++
 	if !c.changed && (c.old == nil || !c.old.holds(name, f) || f.framed && !bytes.Equal(c.old.footer, c.site.footer)) {
 		c.changed = true

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/releasegate/releasegate"
+	"github.com/releasegate/releasegate/site"
 )
 
 // TestStoredFilesJoinAsBuilt keeps files as the server does and checks
@@ -25,7 +28,7 @@ func TestStoredFilesJoinAsBuilt(t *testing.T) {
 		{"not a page", "results/v1.json", `{"footer": "` + long, `"}`, false, false},
 		{"empty", ".nojekyll", "", "", false, false},
 	}
-	packer := newCollector(nil, nil, footer).packer
+	packer := newCollector(nil, nil, footer, embeddedSteps(t)).packer
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			page := []byte(tt.before + tt.after)
@@ -34,7 +37,7 @@ func TestStoredFilesJoinAsBuilt(t *testing.T) {
 				page = []byte(tt.before + string(footer) + tt.after)
 				want = []byte(tt.before + string(other) + tt.after)
 			}
-			f := split(tt.path, bytes.Clone(page), footer, packer)
+			f := split(tt.path, bytes.Clone(page), footer, embeddedSteps(t), packer)
 			if f.framed != tt.framed || f.packed != tt.packed {
 				t.Fatalf("framed %v packed %v, want %v %v", f.framed, f.packed, tt.framed, tt.packed)
 			}
@@ -44,7 +47,7 @@ func TestStoredFilesJoinAsBuilt(t *testing.T) {
 			if got := f.join(other); !bytes.Equal(got, want) {
 				t.Errorf("joined with another footer:\n%q\nwant\n%q", got, want)
 			}
-			if again := split(tt.path, bytes.Clone(page), footer, packer); !again.same(f) {
+			if again := split(tt.path, bytes.Clone(page), footer, embeddedSteps(t), packer); !again.same(f) {
 				t.Error("the same bytes kept twice differ")
 			}
 			if tt.packed && len(f.head)+len(f.tail) >= len(page)-len(footer) {
@@ -67,7 +70,7 @@ func TestCaseStepsAreReplacedInPlace(t *testing.T) {
 		page := func(next string, footer []byte) []byte {
 			return []byte(`<html><body><main><h1>ER-002 in v1</h1>` + "\n" + steps(next) + "\n</div>" + body + "</main>" + string(footer) + "</body></html>\n")
 		}
-		c := newCollector(nil, nil, footer)
+		c := newCollector(nil, nil, footer, embeddedSteps(t))
 		if err := c.emit("snapshots/v1/ER-002.html", page("No other case fails", footer)); err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +78,7 @@ func TestCaseStepsAreReplacedInPlace(t *testing.T) {
 		if !kept.stepped || kept.packed != (len(body) > 100) {
 			t.Fatalf("stepped %v packed %v", kept.stepped, kept.packed)
 		}
-		next := newCollector(c.site, c.site, other)
+		next := newCollector(c.site, c.site, other, embeddedSteps(t))
 		if err := next.emitSteps("snapshots/v1/ER-002.html", []byte(steps("Next failing: ER-007"))); err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +110,7 @@ func BenchmarkJoinSnapshotPage(b *testing.B) {
 	page.WriteString("</table></main>")
 	page.Write(footer)
 	page.WriteString("</body></html>\n")
-	f := split("snapshots/v1.html", page.Bytes(), footer, newCollector(nil, nil, footer).packer)
+	f := split("snapshots/v1.html", page.Bytes(), footer, embeddedSteps(b), newCollector(nil, nil, footer, embeddedSteps(b)).packer)
 	if f.packed {
 		b.Fatal("a large page is kept compressed")
 	}
@@ -117,4 +120,14 @@ func BenchmarkJoinSnapshotPage(b *testing.B) {
 			b.Fatal("joined page differs in size")
 		}
 	}
+}
+
+// embeddedSteps are the case-steps marks of the embedded templates.
+func embeddedSteps(t testing.TB) site.StepsMarks {
+	t.Helper()
+	r, err := site.NewRenderer(releasegate.Web())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.StepsMarks()
 }

@@ -344,3 +344,6 @@ func fileOf(t testing.TB, s *siteFiles, name string) []byte {
 	}
 	return b
 }
+
+// StepsMarks: the fake's pages have no case-steps part.
+func (f *fakeRenderer) StepsMarks() site.StepsMarks { return site.StepsMarks{} }
