@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/internal/publish"
@@ -33,6 +34,18 @@ func BenchmarkFastPathFileWriters(b *testing.B) {
 		b.Fatal(err)
 	}
 	root := b.TempDir()
+	build := func(b *testing.B, writers int, name string) {
+		tree, err := publish.NewTree(context.Background(), filepath.Join(root, name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.run(r.allJobs(v), tree.Write, runOptions{writers: writers, reuse: true}); err != nil {
+			b.Fatal(err)
+		}
+		if err := tree.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
 	for _, variant := range []struct {
 		name    string
 		writers int
@@ -40,18 +53,28 @@ func BenchmarkFastPathFileWriters(b *testing.B) {
 		b.Run(variant.name, func(b *testing.B) {
 			cpu := cpuTime()
 			for i := 0; b.Loop(); i++ {
-				tree, err := publish.NewTree(context.Background(), filepath.Join(root, fmt.Sprint(variant.name, i)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := r.run(r.allJobs(v), tree.Write, runOptions{writers: variant.writers, reuse: true}); err != nil {
-					b.Fatal(err)
-				}
-				if err := tree.Commit(); err != nil {
-					b.Fatal(err)
-				}
+				build(b, variant.writers, fmt.Sprint(variant.name, i))
 			}
 			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
+	// Both in turn in every round, each first in every other round, so
+	// that a change of load on the machine favours neither.
+	b.Run("interleaved", func(b *testing.B) {
+		var wall, cpu [2]time.Duration
+		writers := [2]int{fileWriters, 0}
+		for i := 0; b.Loop(); i++ {
+			for k := range 2 {
+				k := (k + i) % 2
+				start, startCPU := time.Now(), cpuTime()
+				build(b, writers[k], fmt.Sprint("interleaved", i, k))
+				wall[k] += time.Since(start)
+				cpu[k] += cpuTime() - startCPU
+			}
+		}
+		b.ReportMetric(float64(wall[1])/float64(wall[0]), "plain/fast-wall")
+		b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "plain/fast-cpu")
+		b.ReportMetric(float64(wall[0])/float64(b.N), "fast-ns/op")
+		b.ReportMetric(float64(wall[1])/float64(b.N), "plain-ns/op")
+	})
 }

@@ -12,8 +12,9 @@ import (
 
 // writeNew creates the file at path, which no one else writes, with data.
 // It makes the three system calls a file needs (open, write, close):
-// os.OpenFile adds four more to set up and tear down polling, which a
-// regular file never uses, and a site holds tens of thousands of files.
+// os.OpenFile adds more to set up and tear down polling, which a regular
+// file never uses, and a site holds tens of thousands of files (see "Fast
+// paths" in docs/design.md).
 func writeNew(path string, data []byte) error {
 	var fd int
 	for {

@@ -5,6 +5,7 @@ package serve
 import (
 	"bytes"
 	"compress/flate"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -66,13 +67,17 @@ func BenchmarkFastPathPackedPages(b *testing.B) {
 	} {
 		b.Run(variant.name, func(b *testing.B) {
 			b.ReportAllocs()
-			held := 0
+			held, packable, packableHeld := 0, 0, 0
 			cpu := processorTime()
 			for b.Loop() {
-				held = 0
+				held, packable, packableHeld = 0, 0, 0
 				for _, p := range pages {
 					n, read := variant.keep(p)
 					held += n
+					if len(p.data) >= packMin && len(p.data) <= packMax && strings.HasSuffix(p.name, ".html") {
+						packable++
+						packableHeld += n
+					}
 					if len(read()) != len(p.data) {
 						b.Fatal("short page")
 					}
@@ -80,6 +85,9 @@ func BenchmarkFastPathPackedPages(b *testing.B) {
 			}
 			b.ReportMetric(float64(processorTime()-cpu)/float64(b.N), "cpu-ns/op")
 			b.ReportMetric(float64(held)/float64(len(pages)), "held-B/page")
+			b.ReportMetric(float64(packableHeld)/float64(packable), "held-B/packable-page")
+			b.ReportMetric(float64(packable), "packable-pages")
+			b.ReportMetric(float64(len(pages)), "pages")
 		})
 	}
 }
