@@ -58,33 +58,3 @@ func BenchmarkRemoveTree(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkWriteNew writes 2,500 small files with writeNew (fast) and
-// os.WriteFile (plain) in the same run. See "Fast paths" in
-// docs/design.md.
-func BenchmarkWriteNew(b *testing.B) {
-	for _, write := range []struct {
-		name string
-		f    func(string, []byte) error
-	}{{"fast", writeNew}, {"plain", func(p string, data []byte) error { return os.WriteFile(p, data, 0o644) }}} {
-		b.Run(write.name, func(b *testing.B) {
-			root := b.TempDir()
-			page := make([]byte, 8<<10)
-			var used time.Duration
-			for i := 0; b.Loop(); i++ {
-				cpu := cpuTime()
-				dir := filepath.Join(root, fmt.Sprint(i))
-				if err := os.Mkdir(dir, 0o755); err != nil {
-					b.Fatal(err)
-				}
-				for f := range 2500 {
-					if err := write.f(filepath.Join(dir, fmt.Sprint(f, ".html")), page); err != nil {
-						b.Fatal(err)
-					}
-				}
-				used += cpuTime() - cpu
-			}
-			b.ReportMetric(used.Seconds()*1000/float64(b.N), "cpu-ms/op")
-		})
-	}
-}
