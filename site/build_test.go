@@ -363,29 +363,31 @@ func TestRunStopsOnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	emitted := 0
-	err = r.run(jobs, func(string, []byte) error {
-		mu.Lock()
-		defer mu.Unlock()
-		emitted++
-		return nil
-	}, runOptions{})
-	if !errors.Is(err, boom) {
-		t.Errorf("error %v, want the job's", err)
-	}
-	if emitted == len(jobs) {
-		t.Errorf("every file was emitted despite the error")
-	}
-	failing := errors.New("disk full")
-	err = r.run(jobs[:10], func(p string, _ []byte) error {
-		if p == "f003" {
-			return failing
+	for _, writers := range []int{0, 3} {
+		var mu sync.Mutex
+		emitted := 0
+		err := r.run(jobs, func(string, []byte) error {
+			mu.Lock()
+			defer mu.Unlock()
+			emitted++
+			return nil
+		}, runOptions{writers: writers})
+		if !errors.Is(err, boom) {
+			t.Errorf("writers=%d: error %v, want the job's", writers, err)
 		}
-		return nil
-	}, runOptions{})
-	if !errors.Is(err, failing) || !strings.Contains(err.Error(), "f003") {
-		t.Errorf("error %v, want the emit error naming f003", err)
+		if emitted == len(jobs) {
+			t.Errorf("writers=%d: every file was emitted despite the error", writers)
+		}
+		failing := errors.New("disk full")
+		err = r.run(jobs[:10], func(p string, _ []byte) error {
+			if p == "f003" {
+				return failing
+			}
+			return nil
+		}, runOptions{writers: writers})
+		if !errors.Is(err, failing) || !strings.Contains(err.Error(), "f003") {
+			t.Errorf("writers=%d: error %v, want the emit error naming f003", writers, err)
+		}
 	}
 }
 

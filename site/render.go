@@ -354,9 +354,9 @@ func (r *Renderer) sharedOwnJobs(v *view) []job {
 
 // allJobs lists every file of the site. The big pages come first, so
 // that no worker is left with one at the end. Then, case by case, its
-// drilldowns and its history, so that consecutive files lie in
-// different folders. Grouped results are few and large, so they simply
-// follow.
+// drilldowns and its history: consecutive files lie in different
+// folders, because writers creating files in one folder at once wait on
+// each other. Grouped results are few and large, so they simply follow.
 func (r *Renderer) allJobs(v *view) []job {
 	return append(r.frontJobs(v), r.caseJobs(v)...)
 }
@@ -392,6 +392,11 @@ func (r *Renderer) caseJobs(v *view) []job {
 
 // runOptions say how run hands files to emit.
 type runOptions struct {
+	// writers, when above zero, is the number of goroutines that call
+	// emit while the render workers go on: for an emit that writes
+	// files, which waits on the disk rather than the processor.
+	// Otherwise emit is called by one goroutine at a time.
+	writers int
 	// reuse says that emit is done with the bytes when it returns, so
 	// their buffer may hold the next file. Otherwise each file gets a
 	// copy of its own, which emit may keep.
@@ -399,32 +404,40 @@ type runOptions struct {
 	progress func(done, total int)
 }
 
+// made is one file on its way to emit.
+type made struct {
+	index int
+	buf   *bytes.Buffer
+}
+
 // run makes every job on GOMAXPROCS workers and hands each file to emit.
 // The first error stops the work; the error of the earliest failed job in
 // list order is returned.
 func (r *Renderer) run(jobs []job, emit Emit, opts runOptions) error {
 	var (
-		next    atomic.Int64
-		failed  atomic.Bool
-		emitMu  sync.Mutex // emit is called by one goroutine at a time
-		doneMu  sync.Mutex // guards done and serialises progress
-		done    int
-		errs    = make([]error, len(jobs))
-		workers sync.WaitGroup
+		next     atomic.Int64
+		failed   atomic.Bool
+		emitMu   sync.Mutex // serialises emit when there are no writers
+		doneMu   sync.Mutex // guards done and serialises progress
+		done     int
+		errs     = make([]error, len(jobs))
+		workers  sync.WaitGroup
+		writing  sync.WaitGroup
+		toWriter chan made
 	)
 	fail := func(i int, err error) {
 		errs[i] = err
 		failed.Store(true)
 	}
 	// deliver hands a made file to emit and recycles its buffer.
-	deliver := func(i int, buf *bytes.Buffer) {
-		defer r.buffers.Put(buf)
-		data := buf.Bytes()
+	deliver := func(f made) {
+		defer r.buffers.Put(f.buf)
+		data := f.buf.Bytes()
 		if !opts.reuse {
 			data = bytes.Clone(data)
 		}
-		if err := emit(jobs[i].path, data); err != nil {
-			fail(i, fmt.Errorf("site: %s: %w", jobs[i].path, err))
+		if err := emit(jobs[f.index].path, data); err != nil {
+			fail(f.index, fmt.Errorf("site: %s: %w", jobs[f.index].path, err))
 			return
 		}
 		if opts.progress != nil {
@@ -432,6 +445,20 @@ func (r *Renderer) run(jobs []job, emit Emit, opts runOptions) error {
 			done++
 			opts.progress(done, len(jobs))
 			doneMu.Unlock()
+		}
+	}
+	if opts.writers > 0 {
+		toWriter = make(chan made, 2*opts.writers)
+		for range opts.writers {
+			writing.Go(func() {
+				for f := range toWriter {
+					if failed.Load() {
+						r.buffers.Put(f.buf)
+						continue
+					}
+					deliver(f)
+				}
+			})
 		}
 	}
 	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
@@ -447,13 +474,21 @@ func (r *Renderer) run(jobs []job, emit Emit, opts runOptions) error {
 					fail(i, err)
 					return
 				}
+				if toWriter != nil {
+					toWriter <- made{i, b}
+					continue
+				}
 				emitMu.Lock()
-				deliver(i, b)
+				deliver(made{i, b})
 				emitMu.Unlock()
 			}
 		})
 	}
 	workers.Wait()
+	if toWriter != nil {
+		close(toWriter)
+		writing.Wait()
+	}
 	return firstError(errs)
 }
 

@@ -219,9 +219,9 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The render workers write each file as they make it, one at a time;
-	// goroutines that wrote files meanwhile were dropped (see "Fast
-	// paths" in docs/design.md).
+	// The tree takes writes from any goroutine. Creating a file waits on
+	// the disk rather than the processor, so several writers keep the
+	// render workers busy meanwhile (see "Fast paths" in docs/design.md).
 	var files atomic.Int64
 	var size atomic.Int64
 	write := func(path string, data []byte) error {
@@ -229,7 +229,7 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 		size.Add(int64(len(data)))
 		return tree.Write(path, data)
 	}
-	if err := r.run(r.allJobs(v), write, runOptions{reuse: true, progress: opts.Progress}); err != nil {
+	if err := r.run(r.allJobs(v), write, runOptions{writers: fileWriters, reuse: true, progress: opts.Progress}); err != nil {
 		tree.Abort()
 		return nil, err
 	}
@@ -253,6 +253,9 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 // × 3 build holds about 270 MiB of evaluated release and peaks near
 // 1.2 GiB of resident memory without a limit.
 const BuildMemoryLimit = 768 << 20
+
+// fileWriters is how many goroutines write a build's files.
+const fileWriters = 4
 
 // Load is the pipeline of every command that shows or packs a release
 // (build, bundle, verify, serve): it runs load → judge → decide over the
