@@ -182,7 +182,7 @@ func FuzzValidScanner(f *testing.F) {
 		}
 		want, _, err := newJSONDecoder().decode([]byte(text), "", false)
 		if err != nil {
-			return // valid JSON the contract refuses, such as a duplicate name
+			return // valid JSON the data format refuses, such as a duplicate name
 		}
 		s := &validScanner{b: []byte(text), d: newJSONDecoder()}
 		if got := s.value(); !reflect.DeepEqual(got, want) {
