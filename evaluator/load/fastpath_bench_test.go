@@ -3,6 +3,9 @@
 package load
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -66,12 +69,57 @@ func fastAndPlain(b *testing.B, size int64, fast, plain func()) {
 	})
 }
 
+// sampleOutputLines are the non-blank lines of every sample snapshot.
+func sampleOutputLines(b *testing.B) []numbered {
+	var lines []numbered
+	for _, name := range []string{"baseline-v1", "candidate-v2", "candidate-v3"} {
+		lines = append(lines, sampleLines(b, filepath.Join("outputs", name+".jsonl"))...)
+	}
+	return lines
+}
+
 func totalBytes(lines []numbered) int64 {
 	n := 0
 	for _, l := range lines {
 		n += len(l.text)
 	}
 	return int64(n)
+}
+
+// BenchmarkFastPathOutputScanner reads the sample's output lines with the
+// scanner for valid lines (parseOutput) and with the token decoder alone.
+func BenchmarkFastPathOutputScanner(b *testing.B) {
+	lines := sampleOutputLines(b)
+	decisions := sampleSchema(b).Decisions
+	d := newJSONDecoder()
+	round := func(parse func(d *jsonDecoder, file string, line int, text []byte, decisions suite.Vocabulary) (*suite.Output, error)) func() {
+		return func() {
+			for _, l := range lines {
+				if _, err := parse(d, "out.jsonl", l.line, l.text, decisions); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	fastAndPlain(b, totalBytes(lines), round(parseOutput), round(parseOutputTokens))
+}
+
+// BenchmarkFastPathCaseScanner decodes the sample's case lines into trees
+// with the scanner for valid lines (decode) and with the token decoder
+// alone; the input is kept opaque in both, as the sample schema allows.
+func BenchmarkFastPathCaseScanner(b *testing.B) {
+	lines := sampleLines(b, CasesFile)
+	d := newJSONDecoder()
+	round := func(decode func(d *jsonDecoder, text []byte, rawMember string, opaque bool) (any, []byte, error)) func() {
+		return func() {
+			for _, l := range lines {
+				if _, _, err := decode(d, l.text, "input", true); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	fastAndPlain(b, totalBytes(lines), round((*jsonDecoder).decode), round((*jsonDecoder).decodeTokens))
 }
 
 // BenchmarkFastPathQuickSchema validates the sample's decoded cases
@@ -127,4 +175,92 @@ func BenchmarkFastPathOpaqueInput(b *testing.B) {
 		}
 	}
 	fastAndPlain(b, totalBytes(lines), round(schema), round(&plain))
+}
+
+// repeatedCases is the sample's cases.jsonl 1,000 times over, 12,000
+// lines, and the parser of its lines.
+func repeatedCases(b *testing.B) ([]byte, *caseParser) {
+	src, err := os.ReadFile(filepath.Join(sampleDir, CasesFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	schema := sampleSchema(b)
+	return bytes.Repeat(src, 1000), &caseParser{file: CasesFile, schema: schema, policy: sampleSuite(b).Policy, decisions: schema.Decisions}
+}
+
+// parseSequentially is parseLines on one decoder, a line after another.
+func parseSequentially(lr *lineReader, parse func(d *jsonDecoder, text []byte, line int) (*suite.Case, error)) ([]*suite.Case, error) {
+	d := newJSONDecoder()
+	var out []*suite.Case
+	for {
+		text, n, err := lr.next()
+		if err != nil {
+			return out, nil
+		}
+		c, err := parse(d, text, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+}
+
+// BenchmarkFastPathParallelLines parses 12,000 case lines in chunks on
+// all cores (parseLines) and one after another on one decoder. The
+// parallel way is meant to save wall time, so compare ns/op too.
+func BenchmarkFastPathParallelLines(b *testing.B) {
+	data, p := repeatedCases(b)
+	round := func(parse func(lr *lineReader, parse func(d *jsonDecoder, text []byte, line int) (*suite.Case, error)) ([]*suite.Case, error)) func() {
+		return func() {
+			cases, err := parse(newLineReader(CasesFile, bytes.NewReader(data)), p.parse)
+			if err != nil || len(cases) != 12_000 {
+				b.Fatal(len(cases), err)
+			}
+		}
+	}
+	fastAndPlain(b, int64(len(data)), round(parseLines[*suite.Case]), round(parseSequentially))
+}
+
+// BenchmarkFastPathParallelStream hands 12,000 case lines on in chunks
+// of 256 parsed on all cores (streamLines), and parsed one after another
+// on one decoder. As above, compare ns/op too.
+func BenchmarkFastPathParallelStream(b *testing.B) {
+	data, p := repeatedCases(b)
+	sequential := func(lr *lineReader, parse func(d *jsonDecoder, text []byte, line int) (*suite.Case, error), yield func([]*suite.Case) error) error {
+		d := newJSONDecoder()
+		batch := make([]*suite.Case, 0, 256)
+		for {
+			text, n, err := lr.next()
+			if err != nil {
+				break
+			}
+			c, err := parse(d, text, n)
+			if err != nil {
+				return err
+			}
+			if batch = append(batch, c); len(batch) == 256 {
+				if err := yield(batch); err != nil {
+					return err
+				}
+				batch = make([]*suite.Case, 0, 256)
+			}
+		}
+		if len(batch) > 0 {
+			return yield(batch)
+		}
+		return nil
+	}
+	round := func(stream func(lr *lineReader, parse func(d *jsonDecoder, text []byte, line int) (*suite.Case, error), yield func([]*suite.Case) error) error) func() {
+		return func() {
+			n := 0
+			err := stream(newLineReader(CasesFile, bytes.NewReader(data)), p.parse, func(batch []*suite.Case) error {
+				n += len(batch)
+				return nil
+			})
+			if err != nil || n != 12_000 {
+				b.Fatal(n, err)
+			}
+		}
+	}
+	fastAndPlain(b, int64(len(data)), round(streamLines[*suite.Case]), round(sequential))
 }

@@ -100,13 +100,57 @@ func (d *jsonDecoder) intern(b []byte) string {
 	return s
 }
 
-// decode reads exactly one JSON value from text, token by token, which
-// words a syntax error. When the value is an object with a top-level
-// member named rawMember, that member's value is also returned as
-// written, and if it is an object and opaque is set, the tree holds an
-// empty object in its place: its text is checked, not decoded (see "Fast
-// paths" in docs/design.md).
+// decode reads exactly one JSON value from text. When the value is an
+// object with a top-level member named rawMember, that member's value is
+// also returned as written, and if it is an object and opaque is set, the
+// tree holds an empty object in its place: its text is checked, not
+// decoded.
 func (d *jsonDecoder) decode(text []byte, rawMember string, opaque bool) (v any, raw []byte, err error) {
+	if v, raw, ok := d.quickMembers(text, rawMember, opaque); ok {
+		return v, raw, nil
+	}
+	return d.decodeTokens(text, rawMember, opaque)
+}
+
+// quickMembers is decode for an object that is valid and well formed,
+// the common case: the text is checked in one pass, then built with no
+// error handling, and the member kept as written is passed over, not
+// built. It reports false for anything else, and the token decoder then
+// finds the problem.
+func (d *jsonDecoder) quickMembers(text []byte, rawMember string, opaque bool) (suite.Object, []byte, bool) {
+	if !jsontext.Value(text).IsValid() {
+		return nil, nil, false
+	}
+	s := &validScanner{b: text, d: d}
+	if s.next() != '{' {
+		return nil, nil, false
+	}
+	obj := make(suite.Object, 0, 8) // room for a case's members
+	var raw []byte
+	s.members(func(name []byte) bool {
+		key := d.intern(name)
+		var v any
+		if key == rawMember && opaque && s.next() == '{' {
+			start := s.i
+			s.skip()
+			raw, v = text[start:s.i], suite.Object{}
+		} else {
+			s.next()
+			start := s.i
+			v = s.value()
+			if key == rawMember {
+				raw = text[start:s.i]
+			}
+		}
+		obj = append(obj, suite.Member{Name: key, Value: v})
+		return true
+	})
+	obj.Sort()
+	return obj, raw, true
+}
+
+// decodeTokens is decode token by token, which words a syntax error.
+func (d *jsonDecoder) decodeTokens(text []byte, rawMember string, opaque bool) (v any, raw []byte, err error) {
 	err = d.read(text, func() (err error) {
 		if rawMember != "" && d.dec.PeekKind() == '{' {
 			v, raw, err = d.readObject(text, rawMember, opaque)

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -166,27 +167,45 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 	return reflect.DeepEqual(va, vb)
 }
 
-// FuzzValidScanner holds the scanner that builds arguments sent as a
-// string to the token decoder: the same value for any valid JSON text.
-func FuzzValidScanner(f *testing.F) {
-	for _, name := range []string{CasesFile, "outputs/baseline-v1.jsonl"} {
+// FuzzQuickPaths holds the fast paths for valid lines to the token
+// decoder: the same values, and a fast output only where the decoder
+// finds nothing wrong.
+func FuzzQuickPaths(f *testing.F) {
+	for _, name := range []string{CasesFile, "outputs/baseline-v1.jsonl", "outputs/candidate-v2.jsonl"} {
 		for _, l := range sampleLines(f, name) {
 			f.Add(string(l.text))
 		}
 	}
-	f.Add(`{"a":[1,-0.5e3,true,false,null,"\u00e9\n",{"b":{}}],"a\u005f":[]}`)
-	f.Add(`  [ "x" , 1E-3 ]  `)
-	f.Fuzz(func(t *testing.T, text string) {
+	f.Add(`{"case_id":"A","decision":"no_op","tool_calls":[],"citations":[],"latency_ms":1e2,"cost_usd":-0,"x":{"y":[true,false,null,"\u00e9\n"]}}`)
+	f.Add(`{"case\u005fid":"A","decision":"approve","tool_calls":[{"name":"n","arguments":{"a":[1,{"b":"c"}]},"extra":1}],"citations":["x"],"latency_ms":0.5,"cost_usd":1E-3}`)
+	f.Add(`{"case_id":"A","decision":"d","tool_calls":[{"type":"function","function":{"name":"a","arguments":"{\"x\":1}"}},{"type":"function_call","name":"b","arguments":"{]"},{"type":"tool_use","name":"c","input":{}}],"citations":[],"latency_ms":null,"cost_usd":2,"trial":7}`)
+	// Members left out, Inspect's shape, a name beside a string function,
+	// an empty decision.
+	f.Add(`{"case_id":"[a]b|c","tool_calls":[{"id":"1","function":"f","arguments":{"k":[1]},"type":"function","parse_error":null},{"function":"g","name":"h","arguments":{}}],"latency_ms":1,"cost_usd":null}`)
+	f.Add(`{"case_id":"A","decision":"","tool_calls":[{"type":"function","function":"f","arguments":"{}"}],"latency_ms":1,"cost_usd":1}`)
+	f.Fuzz(func(t *testing.T, line string) {
+		text := []byte(line)
+		d := newJSONDecoder()
+		for _, opaque := range []bool{false, true} {
+			slow, slowRaw, err := newJSONDecoder().decodeTokens(text, "input", opaque)
+			if quick, quickRaw, ok := d.quickMembers(text, "input", opaque); ok {
+				if err != nil || !reflect.DeepEqual(quick, slow) || !bytes.Equal(quickRaw, slowRaw) {
+					t.Fatalf("opaque %v: by members %v %q, tokens %v %q (%v)", opaque, quick, quickRaw, slow, slowRaw, err)
+				}
+			} else if err == nil && slow != nil && kindOf(slow) == objectType {
+				t.Fatalf("opaque %v: a valid object was not read by members", opaque)
+			}
+		}
 		if !jsontext.Value(text).IsValid() {
 			return
 		}
-		want, _, err := newJSONDecoder().decode([]byte(text), "", false)
-		if err != nil {
-			return // valid JSON the data format refuses, such as a duplicate name
-		}
-		s := &validScanner{b: []byte(text), d: newJSONDecoder()}
-		if got := s.value(); !reflect.DeepEqual(got, want) {
-			t.Fatalf("scanner %#v, token decoder %#v", got, want)
+		quick, ok := d.quickOutput(text, 1)
+		slow, err := parseOutputTokens(newJSONDecoder(), "o.jsonl", 1, text, nil)
+		switch {
+		case ok && err != nil:
+			t.Fatalf("fast path accepted what the decoder refuses: %v", err)
+		case ok && !reflect.DeepEqual(quick, slow):
+			t.Fatalf("fast %+v, tokens %+v", quick, slow)
 		}
 	})
 }

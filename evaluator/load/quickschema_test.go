@@ -137,3 +137,15 @@ func FuzzQuickSchema(f *testing.F) {
 		compareQuick(t, schemas[int(which)%len(schemas)], instance)
 	})
 }
+
+// Well-formed lines take the fast paths.
+func TestQuickPathsTakeSampleLines(t *testing.T) {
+	d := newJSONDecoder()
+	for _, name := range []string{"outputs/baseline-v1.jsonl", "outputs/candidate-v2.jsonl", "outputs/candidate-v3.jsonl"} {
+		for _, l := range sampleLines(t, name) {
+			if _, ok := d.quickOutput(l.text, l.line); !ok {
+				t.Errorf("%s:%d: not read by the fast path", name, l.line)
+			}
+		}
+	}
+}

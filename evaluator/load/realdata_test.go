@@ -188,6 +188,11 @@ func TestInspectCalls(t *testing.T) {
 	if !reflect.DeepEqual(outs[0].ToolCalls, plain[0].ToolCalls) {
 		t.Fatalf("Inspect call read as %+v, want %+v", outs[0].ToolCalls, plain[0].ToolCalls)
 	}
+	// The token reader agrees with the fast one.
+	slow, err := parseOutputTokens(newJSONDecoder(), "out.jsonl", 1, []byte(in), s.Decisions)
+	if err != nil || !reflect.DeepEqual(slow.ToolCalls, outs[0].ToolCalls) {
+		t.Fatalf("token reader: %+v, %v", slow, err)
+	}
 }
 
 func TestUnorderedBadInput(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
@@ -85,7 +87,7 @@ func OpenSuiteStream(dir string) (*SuiteStream, error) {
 	return &SuiteStream{Suite: s, dir: dir, path: filepath.Join(dir, CasesFile), schema: schema}, nil
 }
 
-// Each parses the cases and calls yield with them in file
+// Each parses the cases on all cores and calls yield with them in file
 // order, a batch at a time; a batch is not touched again once yielded.
 // It returns the number of cases. Case ids are checked for uniqueness by
 // hash: a repeated hash (a duplicate, or very rarely a collision) gives
@@ -122,50 +124,103 @@ func (ss *SuiteStream) Each(yield func(batch []*suite.Case) error) (int, error) 
 	return n, nil
 }
 
-// streamLines is parseLines that hands the parsed lines to yield in
-// file order, streamBatch at a time, holding one batch rather than the
-// whole file. It stops at the first bad line, having yielded the batches
-// before its own, or at the first error of yield; a read error comes
-// after every line read before it is yielded. Parsing in chunks on all cores was dropped:
-// it spent more processor time and saved no wall time, and the caller's
-// snapshots judge each batch on goroutines of their own meanwhile (see
-// "Fast paths" in docs/design.md).
+// streamLines is parseLines that hands each chunk of parsed lines to
+// yield in file order as soon as it and every chunk before it are
+// parsed, holding a few chunks at a time rather than the whole file.
 func streamLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, line int) (T, error), yield func([]T) error) error {
-	d := newJSONDecoder()
-	batch := make([]T, 0, streamBatch)
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		err := yield(batch)
-		batch = make([]T, 0, streamBatch) // a yielded batch is not touched again
-		return err
+	type span struct{ end, line int }
+	type chunk struct {
+		text  []byte
+		spans []span
+		out   []T
+		err   error
+		done  chan struct{}
 	}
-	for {
-		text, n, err := lr.next()
-		if err != nil {
-			if ferr := flush(); ferr != nil {
-				return ferr
+	const chunkLines = 256
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan *chunk)
+	// ordered holds the chunks in file order; its capacity bounds how far
+	// reading runs ahead of yield.
+	ordered := make(chan *chunk, 2*workers+2)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			d := newJSONDecoder()
+			for c := range jobs {
+				start := 0
+				for _, sp := range c.spans {
+					v, err := parse(d, c.text[start:sp.end], sp.line)
+					if err != nil {
+						c.err = err
+						break
+					}
+					c.out = append(c.out, v)
+					start = sp.end
+				}
+				c.text, c.spans = nil, nil
+				close(c.done)
 			}
-			if err == io.EOF {
-				return nil
+		})
+	}
+	var readErr error
+	go func() {
+		defer close(ordered)
+		defer close(jobs)
+		c := &chunk{done: make(chan struct{})}
+		send := func() bool {
+			select {
+			case ordered <- c:
+			case <-stop:
+				return false
 			}
-			return err
+			select {
+			case jobs <- c:
+			case <-stop:
+				return false
+			}
+			c = &chunk{done: make(chan struct{})}
+			return true
 		}
-		v, err := parse(d, text, n)
-		if err != nil {
-			return err // the lines of its batch before it are not yielded
-		}
-		if batch = append(batch, v); len(batch) == streamBatch {
-			if err := flush(); err != nil {
-				return err
+		for {
+			text, n, err := lr.next()
+			if err != nil {
+				if err != io.EOF {
+					readErr = err
+				}
+				break
 			}
+			c.text = append(c.text, text...)
+			c.spans = append(c.spans, span{len(c.text), n})
+			if len(c.spans) == chunkLines && !send() {
+				return
+			}
+		}
+		if len(c.spans) > 0 {
+			send()
+		}
+	}()
+	var err error
+	for c := range ordered {
+		if err != nil {
+			continue
+		}
+		<-c.done
+		if c.err != nil {
+			err = c.err
+		} else {
+			err = yield(c.out)
+		}
+		if err != nil {
+			close(stop)
 		}
 	}
+	wg.Wait()
+	if err == nil {
+		err = readErr
+	}
+	return err
 }
-
-// streamBatch is how many parsed lines streamLines hands on at a time.
-const streamBatch = 256
 
 // OutputStream reads one snapshot's outputs a line at a time.
 type OutputStream struct {

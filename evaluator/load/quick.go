@@ -1,0 +1,298 @@
+package load
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/releasegate/releasegate/evaluator/suite"
+)
+
+// Most lines of a large suite or snapshot are well formed, and checking
+// JSON text in one pass (jsontext.Value.IsValid) costs a fraction of
+// decoding it token by token. A line that passes is walked by
+// validScanner with no error handling at all, which gives up on the first
+// thing that is not exactly what the contract asks for. Any line it gives
+// up on, and every invalid line, goes through the token decoder, which
+// words the error. The two paths build the same values; FuzzQuickPaths
+// holds them to that. See the package doc for what each path saves.
+
+// validScanner reads JSON text that jsontext.Value.IsValid has accepted.
+type validScanner struct {
+	b []byte
+	i int
+	d *jsonDecoder // for its interning table and scratch space
+}
+
+func (s *validScanner) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// next skips white space, and a ',' or ':' before a value, and returns the
+// first byte of what follows.
+func (s *validScanner) next() byte {
+	s.space()
+	if c := s.b[s.i]; c == ',' || c == ':' {
+		s.i++
+		s.space()
+	}
+	return s.b[s.i]
+}
+
+// text reads a string and returns its unquoted bytes, valid until the
+// next string read.
+func (s *validScanner) text() []byte {
+	start := s.i
+	s.i++
+	// Jump to the next quote; only a backslash before it makes the scan
+	// go byte by byte.
+	end := s.i + bytes.IndexByte(s.b[s.i:], '"')
+	escaped := bytes.IndexByte(s.b[s.i:end], '\\') >= 0
+	if escaped {
+		for ; s.b[s.i] != '"'; s.i++ {
+			if s.b[s.i] == '\\' {
+				s.i++
+			}
+		}
+		end = s.i
+	}
+	s.i = end + 1
+	raw := s.b[start:s.i]
+	if !escaped {
+		return raw[1 : len(raw)-1]
+	}
+	s.d.unquoted, _ = jsontext.AppendUnquote(s.d.unquoted[:0], raw) // valid, so no error
+	return s.d.unquoted
+}
+
+// number reads a number literal.
+func (s *validScanner) number() []byte {
+	start := s.i
+	for ; s.i < len(s.b); s.i++ {
+		switch c := s.b[s.i]; {
+		case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
+			continue
+		}
+		break
+	}
+	return s.b[start:s.i]
+}
+
+// skip passes over one value.
+func (s *validScanner) skip() {
+	switch s.next() {
+	case '"':
+		s.text()
+	case '{', '[':
+		depth := 0
+		for {
+			switch s.b[s.i] {
+			case '"':
+				s.text()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			s.i++
+			if depth == 0 {
+				return
+			}
+		}
+	case 't', 'n':
+		s.i += 4
+	case 'f':
+		s.i += 5
+	default:
+		s.number()
+	}
+}
+
+// members calls member with each member name of the object that starts
+// here, until member returns false; it reports whether all were read.
+// The name is valid until member reads.
+func (s *validScanner) members(member func(name []byte) bool) bool {
+	s.next()
+	s.i++ // {
+	for s.next() != '}' {
+		if !member(s.text()) {
+			return false
+		}
+	}
+	s.i++
+	return true
+}
+
+// elements calls element for each element of the array that starts here,
+// until element returns false; it reports whether all were read.
+func (s *validScanner) elements(element func() bool) bool {
+	s.next()
+	s.i++ // [
+	for s.next() != ']' {
+		if !element() {
+			return false
+		}
+	}
+	s.i++
+	return true
+}
+
+// value builds the value that starts here, as jsonDecoder.value does.
+func (s *validScanner) value() any {
+	switch s.next() {
+	case '"':
+		return string(s.text())
+	case '{':
+		d, base := s.d, len(s.d.memberStack)
+		s.members(func(name []byte) bool {
+			key := d.intern(name)
+			v := s.value() // may use the stack above base, and leaves it so
+			d.memberStack = append(d.memberStack, suite.Member{Name: key, Value: v})
+			return true
+		})
+		o := make(suite.Object, len(d.memberStack)-base)
+		copy(o, d.memberStack[base:])
+		clear(d.memberStack[base:]) // drop references for the collector
+		d.memberStack = d.memberStack[:base]
+		o.Sort()
+		return o
+	case '[':
+		d, base := s.d, len(s.d.elementStack)
+		s.elements(func() bool {
+			v := s.value()
+			d.elementStack = append(d.elementStack, v)
+			return true
+		})
+		arr := make([]any, len(d.elementStack)-base)
+		copy(arr, d.elementStack[base:])
+		clear(d.elementStack[base:])
+		d.elementStack = d.elementStack[:base]
+		return arr
+	case 't':
+		s.i += 4
+		return true
+	case 'f':
+		s.i += 5
+		return false
+	case 'n':
+		s.i += 4
+		return nil
+	}
+	return json.Number(s.number())
+}
+
+// quickOutput is parseOutput for a line already found valid. It gives up,
+// returning false, on anything the contract does not allow.
+func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
+	s := &validScanner{b: text, d: d}
+	if s.next() != '{' {
+		return nil, false
+	}
+	o := &suite.Output{Line: line}
+	var seen uint8 // outputBit of each field read
+	str := func(sym bool) (string, bool) {
+		if s.next() != '"' {
+			return "", false
+		}
+		if sym {
+			return d.intern(s.text()), true
+		}
+		return string(s.text()), true
+	}
+	measured := func() (*suite.Number, bool) {
+		switch c := s.next(); {
+		case c == 'n':
+			s.i += 4
+			return nil, true
+		case c != '-' && (c < '0' || c > '9'):
+			return nil, false
+		}
+		n, err := suite.ParseNumber(string(s.number()))
+		return &n, err == nil && n.Sign() >= 0
+	}
+	ok := s.members(func(name []byte) bool {
+		seen |= outputBit(name)
+		var ok bool
+		switch string(name) {
+		case "case_id":
+			o.CaseID, ok = str(false)
+		case "decision":
+			var dec string
+			dec, ok = str(true)
+			// An empty decision is refused; the token decoder words it.
+			o.Decision, ok = suite.Decision(dec), ok && dec != ""
+		case "tool_calls":
+			o.ToolCalls, ok = s.toolCalls()
+		case "citations":
+			if ok = s.next() == '['; ok {
+				cited := d.citations[:0]
+				ok = s.elements(func() bool {
+					c, ok := str(true)
+					cited = append(cited, c)
+					return ok
+				})
+				o.Citations = make([]string, len(cited)) // at its final size
+				copy(o.Citations, cited)
+				d.citations = cited
+			}
+		case "latency_ms":
+			o.LatencyMS, ok = measured()
+		case "cost_usd":
+			o.CostUSD, ok = measured()
+		case "trial":
+			if c := s.next(); c >= '0' && c <= '9' {
+				o.Trial, ok = parseTrial(s.number())
+			}
+		default:
+			s.skip()
+			ok = true
+		}
+		return ok
+	})
+	if !ok || seen&requiredOutputFields != requiredOutputFields {
+		return nil, false
+	}
+	if seen&citationsBit == 0 {
+		o.Citations = []string{}
+	}
+	return o, true
+}
+
+// toolCalls reads an array of calls in any of the wire formats
+// outputCall knows.
+func (s *validScanner) toolCalls() ([]suite.ToolCall, bool) {
+	if s.next() != '[' {
+		return nil, false
+	}
+	calls := make([]suite.ToolCall, 0, 1) // one call is the common case
+	ok := s.elements(func() bool {
+		if s.next() != '{' {
+			return false
+		}
+		var item callItem
+		s.members(func(name []byte) bool {
+			value := func() any {
+				if s.next() == '"' { // names and types repeat
+					return s.d.intern(s.text())
+				}
+				return s.value()
+			}
+			if !item.set(string(name), value) {
+				s.skip()
+			}
+			return true
+		})
+		call, problem := s.d.outputCall(&item)
+		calls = append(calls, call)
+		return problem == nil
+	})
+	return calls, ok
+}
