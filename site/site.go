@@ -231,8 +231,8 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 		return nil, err
 	}
 	// The tree takes writes from any goroutine. Creating a file waits on
-	// the disk far longer than on the processor, so several writers keep
-	// the render workers busy meanwhile.
+	// the disk rather than the processor, so several writers keep the
+	// render workers busy meanwhile (see "Fast paths" in docs/design.md).
 	var files atomic.Int64
 	var size atomic.Int64
 	write := func(path string, data []byte) error {

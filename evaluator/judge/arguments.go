@@ -162,7 +162,8 @@ func compare(path string, exp, act any, ms *[]Mismatch) {
 }
 
 // matches and objectMatches are compare without paths or allocations,
-// for the common case where everything matches.
+// for the common case where everything matches (see "Fast paths" in
+// docs/design.md).
 func matches(exp, act any) bool {
 	switch e := exp.(type) {
 	case suite.Object:

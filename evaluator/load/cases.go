@@ -22,7 +22,7 @@ type CaseSchema struct {
 	quick *quickSchema
 	// opaqueInput is set when the schema asks nothing of a case's input
 	// but to be an object. Its members then need not be decoded to
-	// validate a case, which on a large suite is most of the work.
+	// validate a case (see "Fast paths" in docs/design.md).
 	opaqueInput bool
 	// Decisions are the enum the schema gives expected.decision, empty
 	// when it gives none.

@@ -5,25 +5,13 @@
 // Each kind of JSON line has one reader that words every problem: the
 // token decoder (parseOutputTokens for outputs, decodeTokens and
 // caseParser.parse for cases), and tool calls in any wire format are read
-// by outputCall alone. Three fast paths stay beside them because each one
-// measurably pays for itself; each has a differential fuzz target that
-// holds it to the reader it shortcuts. Measured on evaluate --all over
-// 100,000 cases × 3 snapshots, three interleaved runs per variant, CPU
-// time (user) with the path switched off, against 2.41–2.74 s with all on:
-//
-//   - the schema fast path (quickschema.go, FuzzQuickSchema): 3.92–4.47 s,
-//     about +70 %;
-//   - not decoding inputs the schema does not look into (opaqueMember,
-//     FuzzCases): 2.94–3.54 s, about +25 %;
-//   - the scanner for valid case and output lines (quick.go,
-//     FuzzQuickPaths): 2.70–2.96 s for cases and 2.56–2.82 s for outputs,
-//     about +10 % each.
-//
-// A hand-written one-pass validity check used to stand in for
-// jsontext.Value.IsValid; with it the same runs took 3.05–4.52 s (median
-// 3.90 s) against 3.31–5.11 s (median 3.87 s) for IsValid, five
-// interleaved runs each on a loaded machine: no measurable gain, so it
-// was removed.
+// by outputCall alone. Fast paths stand beside them where they measurably
+// pay for themselves: the schema fast path (quickschema.go), not decoding
+// inputs the schema does not look into (opaqueMember), the scanner for
+// valid lines (quick.go) and parsing lines on every core (lines.go). Each
+// has a differential fuzz target that holds it to the reader it shortcuts,
+// and docs/design.md, "Fast paths", gives the benchmark that measures it
+// and its figures.
 package load
 
 import (

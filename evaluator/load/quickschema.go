@@ -18,7 +18,8 @@ import (
 // library's compiled schema re-read for those keywords only; it answers
 // yes, no or unsure, and only a certain yes skips the library. Anything
 // else, every error message included, comes from the library, so the fast
-// path can make a run faster but never change its verdict.
+// path can make a run faster but never change its verdict. What it saves:
+// "Fast paths" in docs/design.md (BenchmarkFastPathQuickSchema).
 
 // verdict is a three-valued answer.
 type verdict int8

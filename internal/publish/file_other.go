@@ -7,11 +7,6 @@ import (
 	"path/filepath"
 )
 
-// writeNew creates the file at path, which no one else writes, with data.
-func writeNew(path string, data []byte) error {
-	return os.WriteFile(path, data, 0o644)
-}
-
 // removeFiles removes the files of f.
 func removeFiles(f folder) {
 	for _, name := range f.files {

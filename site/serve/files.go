@@ -57,8 +57,8 @@ func newPackers() *sync.Pool {
 // its case-steps part (steps), then head: a case that comes or starts
 // failing changes that part of many drilldowns and nothing else of them
 // (see site.Parts.Steps). A large suite's site is hundreds of MiB of
-// HTML, so most pages are kept compressed (packed), all but the steps: a
-// third of the size, for microseconds of the rebuild and of each request.
+// HTML, so most pages are kept compressed (packed), all but the steps:
+// what that saves and costs is in "Fast paths" in docs/design.md.
 type storedFile struct {
 	lead, steps []byte
 	head, tail  []byte
