@@ -626,7 +626,7 @@
     return { k: k, passed: k ? m.trials_passed[s][i] : 0 };
   }
 
-  // isFlaky: some but not all of the case's trials passed (§8.6).
+  // isFlaky: some but not all of the case's trials passed (docs/data-format.md, "Repeated trials").
   function isFlaky(m, s, i) {
     var t = trialsOf(m, s, i);
     return t.k > 0 && t.passed > 0 && t.passed < t.k;

@@ -19,7 +19,7 @@ import (
 // indents and HTML escaping off; a test holds the two side by side, and
 // BenchmarkFastPathResultsFile times them ("Fast paths" in docs/design.md).
 
-// JSON encodes the results file: indented, keys in contract order, one
+// JSON encodes the results file: indented, keys in the documented order, one
 // trailing newline. The same inputs always give the same bytes.
 func (s *Snapshot) JSON() []byte {
 	var b bytes.Buffer

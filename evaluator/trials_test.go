@@ -13,7 +13,7 @@ import (
 )
 
 // A small suite in a domain of its own: the schema gives no decision
-// enum, so any non-empty string is a decision (§8.1).
+// enum, so any non-empty string is a decision (docs/data-format.md, "Decisions come from the schema").
 const (
 	openSchema = `{"type": "object", "required": ["case_id", "title", "severity", "input", "expected"]}`
 	threeCases = `{"case_id":"C-1","title":"critical","severity":"critical","input":{},"expected":{"decision":"rebook","tool_calls":[],"citations":[],"forbidden_tools":[]}}
@@ -77,7 +77,7 @@ func evaluateOne(t *testing.T, gate, outputs string) *Snapshot {
 	return rel.Snapshots[0]
 }
 
-// §8.6: "a case missing trial t ≤ k fails that trial with missing_output";
+// docs/data-format.md, "Repeated trials": "a case missing trial t ≤ k fails that trial with missing_output";
 // "A case passes when its passed trials ÷ k ≥ min_trial_pass_rate"; "A
 // critical case with any failed trial counts as a critical failure,
 // whatever that rate."; "p95 and the average cost are over every
@@ -122,7 +122,7 @@ func TestTrialsDecide(t *testing.T) {
 	}
 }
 
-// §8.6: min_trial_pass_rate is "a fraction, default 1: every trial must
+// docs/data-format.md, "Repeated trials": min_trial_pass_rate is "a fraction, default 1: every trial must
 // pass, τ-bench's pass^k".
 func TestTrialPassRateDefaultsToEveryTrial(t *testing.T) {
 	s := evaluateOne(t, strings.Replace(gateOn, `, "min_trial_pass_rate": 0.75`, "", 1), fourTrials)
@@ -137,7 +137,7 @@ func TestTrialPassRateDefaultsToEveryTrial(t *testing.T) {
 	}
 }
 
-// §8.6: "With trials, k is the largest trial number in the file"; with
+// docs/data-format.md, "Repeated trials": "With trials, k is the largest trial number in the file"; with
 // k = 1 the results still carry the trial members.
 func TestOneTrial(t *testing.T) {
 	s := evaluateOne(t, gateOn, out("C-1", 1, "rebook", "1", "0")+out("C-2", 1, "refund", "1", "0"))
@@ -168,7 +168,7 @@ func TestOneTrial(t *testing.T) {
 	}
 }
 
-// §8.6: "Without trials none of these members appear."
+// docs/data-format.md, "Repeated trials": "Without trials none of these members appear."
 func TestNoTrialMembersWithoutTrials(t *testing.T) {
 	s := evaluateOne(t, gateOn, out("C-1", 0, "rebook", "1", "0"))
 	text := string(s.JSON())
@@ -179,7 +179,7 @@ func TestNoTrialMembersWithoutTrials(t *testing.T) {
 	}
 }
 
-// §8.5: gates that are off appear with a null threshold, pass and decide
+// docs/data-format.md, "Unmeasured latency and cost; gates that are off": gates that are off appear with a null threshold, pass and decide
 // nothing; statistics with nothing measured are null.
 func TestNullGatesAndStatistics(t *testing.T) {
 	gate := `{"min_pass_rate": null, "max_critical_failures": null, "max_p95_latency_ms": 1, "max_avg_cost_usd": null}`
@@ -217,7 +217,7 @@ func TestNullGatesAndStatistics(t *testing.T) {
 	}
 }
 
-// §8.7: "The results file adds "meta" with what was given"; "Latest" and
+// docs/data-format.md, "Provenance and order": "The results file adds "meta" with what was given"; "Latest" and
 // "what changed" follow the order it sets.
 func TestMetaInResultsAndOrder(t *testing.T) {
 	line := out("C-1", 0, "rebook", "1", "0")

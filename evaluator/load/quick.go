@@ -12,7 +12,7 @@ import (
 // JSON text in one pass (jsontext.Value.IsValid) costs a fraction of
 // decoding it token by token. A line that passes is walked by
 // validScanner with no error handling at all, which gives up on the first
-// thing that is not exactly what the contract asks for. Any line it gives
+// thing that is not exactly what the data format asks for. Any line it gives
 // up on, and every invalid line, goes through the token decoder, which
 // words the error. The two paths build the same values; FuzzQuickPaths
 // holds them to that. See the package doc for what each path saves.
@@ -190,7 +190,7 @@ func (s *validScanner) value() any {
 }
 
 // quickOutput is parseOutput for a line already found valid. It gives up,
-// returning false, on anything the contract does not allow.
+// returning false, on anything the data format does not allow.
 func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
 	s := &validScanner{b: text, d: d}
 	if s.next() != '{' {

@@ -17,7 +17,7 @@ import (
 )
 
 // payloads are the strings a hostile suite author puts wherever the
-// contract allows free text. Each would run script or plant an element if a
+// data format allows free text. Each would run script or plant an element if a
 // page pasted it unescaped: into HTML, into an inline script, into a link,
 // or into a chart option where the chart library unwraps __f__…__f__ into a
 // live JavaScript function.

@@ -48,7 +48,7 @@ func BenchmarkFastPathPackedPages(b *testing.B) {
 	}
 	packer, _ := flate.NewWriter(nil, flate.BestSpeed)
 	for _, p := range pages {
-		if !bytes.Equal(split(p.name, bytes.Clone(p.data), footer, packer).join(footer), p.data) {
+		if !bytes.Equal(split(p.name, bytes.Clone(p.data), footer, r.StepsMarks(), packer).join(footer), p.data) {
 			b.Fatalf("%s does not read back as it was made", p.name)
 		}
 	}
@@ -57,7 +57,7 @@ func BenchmarkFastPathPackedPages(b *testing.B) {
 		keep func(p page) (held int, read func() []byte)
 	}{
 		{"fast", func(p page) (int, func() []byte) {
-			f := split(p.name, p.data, footer, packer)
+			f := split(p.name, p.data, footer, r.StepsMarks(), packer)
 			return len(f.lead) + len(f.steps) + len(f.head) + len(f.tail), func() []byte { return f.join(footer) }
 		}},
 		{"plain", func(p page) (int, func() []byte) {
