@@ -3,11 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -45,20 +42,6 @@ func importedFiles(outDir string) (map[string]string, error) {
 	return files, sc.Err()
 }
 
-// fileSum is the hex SHA-256 of the file at path.
-func fileSum(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
 // provenImported reports whether the file at path is byte for byte what
 // an earlier import recorded writing.
 func provenImported(record map[string]string, path string) bool {
@@ -66,7 +49,7 @@ func provenImported(record map[string]string, path string) bool {
 	if !ok {
 		return false
 	}
-	got, err := fileSum(path)
+	got, err := publish.HashFile(path)
 	return err == nil && got == want
 }
 
@@ -78,7 +61,7 @@ func noteImported(outDir string, paths []string) error {
 		return err
 	}
 	for _, p := range paths {
-		sum, err := fileSum(p)
+		sum, err := publish.HashFile(p)
 		if err != nil {
 			return err
 		}

@@ -270,7 +270,7 @@ func verifyOwned(dir string, m manifest, content bool) (sums map[string]string, 
 				if i >= len(listedFiles) {
 					return
 				}
-				if sum, err := hashFile(listedFiles[i].path); err == nil && slices.Contains(listedFiles[i].want, sum) {
+				if sum, err := HashFile(listedFiles[i].path); err == nil && slices.Contains(listedFiles[i].want, sum) {
 					got[i] = sum
 				}
 			}
@@ -296,8 +296,8 @@ type listedFile struct {
 	want        []string
 }
 
-// hashFile returns the SHA-256 of the regular file at path.
-func hashFile(path string) (string, error) {
+// HashFile returns the hex SHA-256 of the regular file at path.
+func HashFile(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -322,7 +322,7 @@ func removeOwned(dir string, sums map[string]string, recheck bool) {
 			if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() {
 				continue
 			}
-			if got, err := hashFile(path); err != nil || got != sum {
+			if got, err := HashFile(path); err != nil || got != sum {
 				continue
 			}
 		}
