@@ -3,9 +3,11 @@ package load
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -334,5 +336,39 @@ func TestSchemaMessageIsStable(t *testing.T) {
 		if err == nil || err.Error() != want {
 			t.Fatalf("error = %v\nwant    %s", err, want)
 		}
+	}
+}
+
+// TestGateReportsEveryProblem: one run names every wrong key and value
+// of gate.json and every missing threshold, each at its line, and a
+// misspelt key once, not again as the key it meant missing.
+func TestGateReportsEveryProblem(t *testing.T) {
+	in := "{\"min_pass_rate\": 90,\n \"max_critical_failures\": \"0\",\n \"max_p95_latency\": 2500,\n \"confidence\": 0.5}"
+	_, err := Gate("gate.json", []byte(in), nil)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	problems := suite.Problems(err)
+	var got []string
+	for _, p := range problems {
+		got = append(got, fmt.Sprintf("%d %s", p.Line, p.Field))
+	}
+	want := []string{"1 min_pass_rate", "2 max_critical_failures", "3 max_p95_latency", "4 confidence", "0 max_avg_cost_usd"}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems %q, want %q\n%v", got, want, err)
+	}
+}
+
+// TestMetaReportsEveryProblem: every wrong member of a meta.json is named
+// at its line in one run.
+func TestMetaReportsEveryProblem(t *testing.T) {
+	in := "{\"recorded\": \"2026-11-02T09:00:00Z\",\n \"model\": 4,\n \"recorded_at\": \"yesterday\"}"
+	_, err := Meta("run.meta.json", []byte(in))
+	var got []string
+	for _, p := range suite.Problems(err) {
+		got = append(got, fmt.Sprintf("%d %s", p.Line, p.Field))
+	}
+	if want := []string{"1 recorded", "2 model", "3 recorded_at"}; !slices.Equal(got, want) {
+		t.Errorf("problems %q, want %q\n%v", got, want, err)
 	}
 }

@@ -49,6 +49,9 @@ func Meta(file string, data []byte) (*suite.Meta, error) {
 	if _, err := dec.ReadToken(); err != nil {
 		return nil, syntax(err)
 	}
+	// A syntax error ends the reading; a wrong member is noted and the
+	// reading goes on, so that one run reports them all.
+	var problems []error
 	for dec.PeekKind() != '}' {
 		tok, err := dec.ReadToken()
 		if err != nil {
@@ -68,7 +71,11 @@ func Meta(file string, data []byte) (*suite.Meta, error) {
 		default:
 			e := fail(keyAt, key, "").(*suite.InputError)
 			e.Msg, e.Fix = unknownName("member", key, []string{"recorded_at", "model", "commit", "description"})
-			return nil, e
+			problems = append(problems, e)
+			if _, err := dec.ReadValue(); err != nil {
+				return nil, syntax(err)
+			}
+			continue
 		}
 		kind := dec.PeekKind()
 		val, err := dec.ReadToken()
@@ -76,11 +83,12 @@ func Meta(file string, data []byte) (*suite.Meta, error) {
 			return nil, syntax(err)
 		}
 		if kind != '"' {
-			return nil, fail(keyAt, key, "expected a string, got %s", kindName(kind))
+			problems = append(problems, fail(keyAt, key, "expected a string, got %s", kindName(kind)))
+			continue
 		}
 		*dst = val.String()
 		if _, ok := RecordedAt(m); key == "recorded_at" && !ok {
-			return nil, fail(keyAt, key, "%q is not an RFC 3339 date and time such as 2026-11-12T09:30:00Z", *dst)
+			problems = append(problems, fail(keyAt, key, "%q is not an RFC 3339 date and time such as 2026-11-12T09:30:00Z", *dst))
 		}
 	}
 	if _, err := dec.ReadToken(); err != nil {
@@ -91,6 +99,9 @@ func Meta(file string, data []byte) (*suite.Meta, error) {
 			return nil, fail(dec.InputOffset(), "", "unexpected data after the object")
 		}
 		return nil, syntax(err)
+	}
+	if err := JoinProblems(problems); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
