@@ -176,25 +176,12 @@ func gateRows(s *evaluator.Snapshot) []GateRow {
 			rows[i].Verdict, rows[i].Margin, rows[i].Off = notGatedBadge, "none: decides nothing", true
 		case g.Inconclusive:
 			rows[i].Verdict, rows[i].Inconclusive = inconclusiveBadge, true
-		case noneAtZero(g):
-			// "exactly at the limit" reads like a close call; none of
-			// them is the best there is.
-			rows[i].Margin = "none, as required"
 		}
 	}
 	return rows
 }
 
 // noneAtZero reports a gate whose limit and value are both 0, such as no
-// critical failure where none is allowed.
-func noneAtZero(g *decide.GateResult) bool {
-	if g.Value == nil || g.Versus != nil {
-		return false
-	}
-	d := g.Margin()
-	f, _ := g.Value.Float64()
-	return d != nil && d.Sign() == 0 && f == 0
-}
 
 // decisionReason explains a decision in one sentence from its gates.
 func decisionReason(d decide.Decision, gates []GateRow) string {

@@ -409,7 +409,8 @@ func (g *GateResult) ThresholdText() string {
 }
 
 // MarginText words the margin for pages: "2,700 ms over the limit",
-// "exactly at the limit", or "n/a" when the gate is off or nothing was
+// "exactly at the limit", "none, as required" (nothing allowed, nothing
+// there), or "n/a" when the gate is off or nothing was
 // measured. A gate against the baseline words its comparison: "3 fixed,
 // 0 regressed: could be chance".
 func (g *GateResult) MarginText() string {
@@ -420,6 +421,10 @@ func (g *GateResult) MarginText() string {
 	switch {
 	case d == nil:
 		return "n/a"
+	case d.Sign() == 0 && g.Value != nil && g.Value.Sign() == 0:
+		// A limit of none, met: "exactly at the limit" would read like a
+		// close call, and none is the best there is.
+		return "none, as required"
 	case d.Sign() == 0:
 		return "exactly at the limit"
 	}
