@@ -230,7 +230,7 @@ func (v *view) notFound(css template.CSS, icon template.URL) *NotFoundPage {
 	if v.info.HasHandoff {
 		p.Pages = append(p.Pages, NavLink{Href: handoffPath, Text: "Handoff"})
 	}
-	p.Pages = append(p.Pages, NavLink{Href: reportPagePath, Text: "Release report"})
+	p.Pages = append(p.Pages, NavLink{Href: reportPagePath, Text: "Release report"}, NavLink{Href: glossaryPath, Text: "Glossary"})
 	labels := v.info.Labels
 	for i := len(labels) - 1; i >= max(0, len(labels)-navSnapshots); i-- {
 		p.Pages = append(p.Pages, NavLink{Href: snapshotPath(labels[i]), Text: "Snapshot " + labels[i]})

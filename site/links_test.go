@@ -130,7 +130,7 @@ func Test404LinksOnlyToTheTop(t *testing.T) {
 	for _, a := range findAll(doc, within(sel("ul", class("not-found-pages")), sel("a"))) {
 		pages = append(pages, attr(a, "href"))
 	}
-	want := "index.html policy.html handoff.html report.html snapshots/candidate-v3.html snapshots/candidate-v2.html snapshots/baseline-v1.html"
+	want := "index.html policy.html handoff.html report.html glossary.html snapshots/candidate-v3.html snapshots/candidate-v2.html snapshots/baseline-v1.html"
 	if got := strings.Join(pages, " "); got != want {
 		t.Errorf("404.html lists %s, want %s", got, want)
 	}
