@@ -129,6 +129,10 @@ func siteHandlerAt(dir, prefix string, notFoundPage bool) http.Handler {
 		}
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The browser is shared by every test, and a closed test server's
+		// port is given to the next one: without this, a page could run
+		// the data/*.js another test's site left in the cache.
+		w.Header().Set("Cache-Control", "no-store")
 		rel, ok := strings.CutPrefix(r.URL.Path, prefix)
 		if !ok {
 			notFound(w, r)
