@@ -296,11 +296,7 @@ func EvaluateDir(dir string, opts Options) (*Release, error) {
 		return nil, err
 	}
 	gateFile := filepath.Join(dir, load.GateFile)
-	labels := make([]string, len(files))
-	for i, f := range files {
-		labels[i] = f.Label
-	}
-	if err := load.CheckBaseline(gateFile, s.Gate, labels); err != nil {
+	if err := checkBaseline(gateFile, s.Gate, files); err != nil {
 		return nil, err
 	}
 	rel := &Release{Suite: s, Gates: opts.Gates, Snapshots: make([]*Snapshot, len(files))}
@@ -510,4 +506,14 @@ func (j *judging) trialVerdict(c *suite.Case, i, k int, minRate *big.Rat) CaseRe
 	}
 	res.Passed = new(big.Rat).SetFrac64(int64(res.TrialsPassed), int64(k)).Cmp(minRate) >= 0
 	return res
+}
+
+// checkBaseline refuses a baseline in gate.json that names none of the
+// snapshot files.
+func checkBaseline(gateFile string, g suite.Gate, files []load.SnapshotFile) error {
+	labels := make([]string, len(files))
+	for i, f := range files {
+		labels[i] = f.Label
+	}
+	return load.CheckBaseline(gateFile, g, labels)
 }

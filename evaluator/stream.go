@@ -73,11 +73,7 @@ func streamDir(dir string, gates decide.Gates) (*Release, error) {
 		return nil, err
 	}
 	gateFile := filepath.Join(dir, load.GateFile)
-	labels := make([]string, len(files))
-	for i, f := range files {
-		labels[i] = f.Label
-	}
-	if err := load.CheckBaseline(gateFile, ss.Suite.Gate, labels); err != nil {
+	if err := checkBaseline(gateFile, ss.Suite.Gate, files); err != nil {
 		return nil, err
 	}
 	table := &caseTable{}

@@ -41,20 +41,12 @@ func usageLines(help string) []string {
 	return lines
 }
 
-// helpFlags returns the flags that a help text's "Flags:" section lists.
+// helpFlags returns the flags that a help text's "Flags:" section lists,
+// read as completion reads them.
 func helpFlags(help string) []string {
 	var flags []string
-	in := false
-	for _, line := range strings.Split(help, "\n") {
-		trimmed := strings.TrimSpace(line)
-		switch {
-		case trimmed == "Flags:":
-			in = true
-		case in && trimmed == "":
-			return flags
-		case in && strings.HasPrefix(trimmed, "-"):
-			flags = append(flags, strings.Fields(trimmed)[0])
-		}
+	for _, f := range parseFlagSection(help) {
+		flags = append(flags, f.name)
 	}
 	return flags
 }
