@@ -3,6 +3,7 @@ package publish
 import (
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/releasegate/releasegate/internal/parallel"
 )
@@ -15,11 +16,30 @@ const removers = 4
 // removal waits on the file system, and removals in different folders do
 // not wait on each other. What it saves on a site of tens of thousands of
 // files in a few folders: "Fast paths" in docs/design.md.
-func removeTree(dir string) error {
+func removeTree(dir string) error { return removeTreeLast(dir, "") }
+
+// removeTreeLast is removeTree removing the file named last at the top of
+// dir only after everything else: a stage keeps its marker until the
+// end, so a run killed while sweeping it leaves a stage the next sweep
+// still knows as releasegate's.
+func removeTreeLast(dir, last string) error {
 	var folders []folder
 	listFolders(dir, &folders)
-	if len(folders) > 1 {
+	if last != "" && len(folders) > 0 {
+		top := &folders[len(folders)-1] // listFolders appends dir last
+		top.files = slices.DeleteFunc(top.files, func(name string) bool { return name == last })
+	}
+	if len(folders) > 1 || last != "" {
 		parallel.Each(len(folders), removers, func(i int) { removeFiles(folders[i]) })
+	}
+	if last != "" {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if e.Name() != last {
+				os.RemoveAll(filepath.Join(dir, e.Name()))
+			}
+		}
+		os.Remove(filepath.Join(dir, last))
 	}
 	// What is left is the empty folders, and whatever could not be
 	// listed or removed above, for which RemoveAll reports the error.

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -95,7 +96,7 @@ func lockStage(dir string) (*Stage, error) {
 
 // Remove deletes the stage and gives up its lock.
 func (s *Stage) Remove() error {
-	err := removeTree(s.Dir)
+	err := removeTreeLast(s.Dir, stageMarker)
 	s.unlock()
 	return err
 }
@@ -116,8 +117,14 @@ func (s *Stage) unlock() {
 // removed stays for the next sweep.
 func Sweep(parent, prefix string) {
 	for _, path := range abandoned(parent, prefix) {
-		if isStage(path) {
-			removeTree(path)
+		switch {
+		case isStage(path):
+			removeTreeLast(path, stageMarker)
+			continue
+		case isEmpty(path):
+			// Made by a run killed before it wrote the marker: an empty
+			// folder of a stage's exact name holds nothing to lose.
+			os.Remove(path)
 			continue
 		}
 		removeOwnedFolder(path)
@@ -139,7 +146,8 @@ func isOurName(name, prefix string) bool {
 }
 
 // abandoned lists the folders of parent named prefix and a stage suffix,
-// whose lock is free and which hold a stage marker or a site marker.
+// whose lock is free and which hold a stage marker or a site marker, or
+// nothing at all.
 func abandoned(parent, prefix string) []string {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
@@ -151,7 +159,7 @@ func abandoned(parent, prefix string) []string {
 			continue // a link or file is never a stage
 		}
 		path := filepath.Join(parent, e.Name())
-		if !isStage(path) {
+		if !isStage(path) && !isEmpty(path) {
 			if _, err := os.Lstat(filepath.Join(path, MarkerName)); errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
@@ -161,6 +169,17 @@ func abandoned(parent, prefix string) []string {
 		}
 	}
 	return paths
+}
+
+// isEmpty reports whether the folder at path has no entries.
+func isEmpty(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && err == io.EOF
 }
 
 // free reports whether no running process holds the entry at path.

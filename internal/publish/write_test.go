@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -381,5 +382,35 @@ func TestNewTreeRefusesAFileOrLinkAsDest(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(parent); len(entries) != 2 {
 		t.Fatalf("left: %v", entries)
+	}
+}
+
+// A run killed while it swept or made a stage leaves what the next sweep
+// must still know as releasegate's: a stage whose files are partly gone
+// but whose marker is not (the marker goes last), and an empty folder of
+// a stage's exact name (killed before it wrote the marker).
+func TestSweepFinishesWhatAKilledRunLeft(t *testing.T) {
+	parent := t.TempDir()
+	dest := filepath.Join(parent, "public")
+	prefix := stagePrefix(dest, "new")
+	half := leftStage(t, dest, "new")
+	os.Remove(filepath.Join(half, "snapshots", "a.html"))
+	empty := filepath.Join(parent, prefix+randomSuffix())
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Not ours: a folder of another name, empty, is left.
+	other := filepath.Join(parent, prefix+"mine")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	Sweep(parent, prefix)
+	for _, gone := range []string{half, empty} {
+		if _, err := os.Lstat(gone); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s is still there after the sweep (%v)", filepath.Base(gone), err)
+		}
+	}
+	if _, err := os.Lstat(other); err != nil {
+		t.Errorf("the sweep removed %s, which is not a stage's name: %v", filepath.Base(other), err)
 	}
 }
