@@ -21,7 +21,7 @@ import (
 )
 
 // killSuite is the size of the suite the kill loops run on.
-const killSuite = 10_000
+const killSuite = 4_000
 
 // buildBinary builds the command once for a test that runs it as a
 // separate process.
@@ -262,11 +262,11 @@ func TestKillBuildIntoPersonsFolder(t *testing.T) {
 }
 
 // TestKillLoop SIGKILLs evaluate --all and build at random points on a
-// suite of 10,000 cases: the output folder always holds one complete
+// suite of 4,000 cases: the output folder always holds one complete
 // release, the old or the new.
 func TestKillLoop(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the command some 45 times on a suite of 10,000 cases")
+		t.Skip("runs the command some 45 times on a suite of 4,000 cases")
 	}
 	bin := buildBinary(t)
 	data := filepath.Join(t.TempDir(), "data")

@@ -110,7 +110,9 @@ func (r resultsFile) failing(keep func(severity string, details string) bool) []
 // waitFor polls a JavaScript expression until it is true.
 func waitFor(t *testing.T, tb *tab, js string, what string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	// Generous: a page reloaded on Back from disk, with the machine
+	// busy with other suites, can take seconds.
+	deadline := time.Now().Add(15 * time.Second)
 	for {
 		ok, err := eval[bool](tb, js)
 		if err != nil {

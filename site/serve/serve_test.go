@@ -626,7 +626,9 @@ func TestServeShutsDownWithoutLeaks(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return within 5s of cancel")
 	}
-	if took := time.Since(started); took > raceSlowdown*time.Second {
+	// A rebuild stops at its next file once cancelled; on a busy machine
+	// that can take a second or two, a hang takes the 5s above.
+	if took := time.Since(started); took > 3*raceSlowdown*time.Second {
 		t.Errorf("shutdown took %s", took)
 	}
 	io.Copy(io.Discard, resp.Body) // the stream ends
