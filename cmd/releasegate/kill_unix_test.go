@@ -20,8 +20,14 @@ import (
 	"github.com/releasegate/releasegate/internal/treecheck"
 )
 
-// killSuite is the size of the suite the kill loops run on.
-const killSuite = 4_000
+// The sizes of the suites the kill loops run on: evaluate --all on the
+// larger, build, which writes some files per case, on the smaller, so
+// that a run is long enough to be killed at many points and short
+// enough for many kills.
+const (
+	killSuite      = 10_000
+	buildKillSuite = 1_500
+)
 
 // buildBinary builds the command once for a test that runs it as a
 // separate process.
@@ -261,23 +267,27 @@ func TestKillBuildIntoPersonsFolder(t *testing.T) {
 	}
 }
 
-// TestKillLoop SIGKILLs evaluate --all and build at random points on a
-// suite of 4,000 cases: the output folder always holds one complete
-// release, the old or the new.
+// TestKillLoop SIGKILLs evaluate --all and build at random points: the
+// output folder always holds one complete release, the old or the new.
 func TestKillLoop(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the command some 45 times on a suite of 4,000 cases")
+		t.Skip("runs the command some 45 times on suites of thousands of cases")
 	}
 	bin := buildBinary(t)
-	data := filepath.Join(t.TempDir(), "data")
-	if err := gensuite.Write("../../data", data, killSuite); err != nil {
-		t.Fatal(err)
+	suiteOf := func(n int) string {
+		data := filepath.Join(t.TempDir(), "data")
+		if err := gensuite.Write("../../data", data, n); err != nil {
+			t.Fatal(err)
+		}
+		return data
 	}
 	t.Run("evaluate --all", func(t *testing.T) {
+		data := suiteOf(killSuite)
 		out := filepath.Join(t.TempDir(), "public")
 		killLoop(t, bin, data, out, []string{"evaluate", "--all", "--quiet", "--data", data, "--out", out}, 24, 0)
 	})
 	t.Run("build", func(t *testing.T) {
+		data := suiteOf(buildKillSuite)
 		// One snapshot keeps a run short enough for many kills.
 		for _, l := range []string{"baseline-v1", "candidate-v2"} {
 			os.Remove(filepath.Join(data, "outputs", l+".jsonl"))
