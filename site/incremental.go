@@ -118,98 +118,145 @@ func (r *Renderer) RenderParts(in *Input, parts Parts, emit Emit) error {
 	if err != nil {
 		return err
 	}
-	caseAt := func(id string) (int, error) {
-		i, ok := in.Release.Suite.CaseIndex(id)
-		if !ok {
-			return 0, fmt.Errorf("site: no case %q", id)
-		}
-		return i, nil
-	}
-	var jobs, steps []job
-	// A case new since Before has no page whose steps could be replaced.
-	isNew := func(id string) bool {
-		if parts.Before == nil {
-			return false
-		}
-		_, ok := parts.Before.Suite.CaseIndex(id)
-		return !ok
-	}
-	for _, j := range r.sharedOwnJobs(v) {
-		if !parts.SameReport || j.path != reportPath && j.path != reportPagePath {
-			jobs = append(jobs, j)
+	p := &partsPlan{r: r, v: v, in: in, parts: parts}
+	p.sharedJobs()
+	for _, add := range []func() error{
+		func() error {
+			return p.ownJobs(parts.Snapshots, func(label, path string) bool { return path != snapshotDataPath(label) })
+		},
+		func() error {
+			return p.ownJobs(parts.Results, func(label, path string) bool { return path == resultsPath(label) })
+		},
+		func() error {
+			return p.ownJobs(parts.Tables, func(label, path string) bool { return path == snapshotDataPath(label) })
+		},
+		p.drilldownJobs,
+		p.historyJobs,
+	} {
+		if err := add(); err != nil {
+			return err
 		}
 	}
-	// A snapshot's own files, those of them wanted.
-	own := func(label string, want func(path string) bool) error {
-		s, ok := v.snapshot(label)
-		if !ok {
-			return fmt.Errorf("site: no snapshot labelled %q", label)
+	if err := r.run(uniqueJobs(p.jobs), emit, runOptions{}); err != nil {
+		return err
+	}
+	return r.run(p.steps, parts.Steps, runOptions{})
+}
+
+// partsPlan collects the jobs RenderParts runs: whole files in jobs, and
+// in steps the drilldowns of which only the case-steps part is rendered.
+type partsPlan struct {
+	r           *Renderer
+	v           *view
+	in          *Input
+	parts       Parts
+	jobs, steps []job
+}
+
+// sharedJobs adds the pages that are not about one case or one snapshot,
+// but for the release report when the edit left it as it was.
+func (p *partsPlan) sharedJobs() {
+	for _, j := range p.r.sharedOwnJobs(p.v) {
+		if !p.parts.SameReport || j.path != reportPath && j.path != reportPagePath {
+			p.jobs = append(p.jobs, j)
 		}
-		for _, j := range r.snapshotOwnJobs(v, s) {
-			if want(j.path) {
-				jobs = append(jobs, j)
+	}
+}
+
+// ownJobs adds the files of each snapshot of labels that want accepts.
+func (p *partsPlan) ownJobs(labels []string, want func(label, path string) bool) error {
+	for _, label := range labels {
+		s, err := p.snapshot(label)
+		if err != nil {
+			return err
+		}
+		for _, j := range p.r.snapshotOwnJobs(p.v, s) {
+			if want(label, j.path) {
+				p.jobs = append(p.jobs, j)
 			}
 		}
-		return nil
 	}
-	for _, label := range parts.Snapshots {
-		if err := own(label, func(p string) bool { return p != snapshotDataPath(label) }); err != nil {
+	return nil
+}
+
+// drilldownJobs adds, per snapshot of parts.Drilldowns, the drilldowns of
+// the listed cases and those whose next-failing link may lead to one:
+// knowing the snapshot's last judging, only those whose links did change,
+// and of those only the steps when the page can keep the rest.
+func (p *partsPlan) drilldownJobs() error {
+	cases := p.in.Release.Suite.Cases
+	for _, label := range slices.Sorted(maps.Keys(p.parts.Drilldowns)) {
+		s, err := p.snapshot(label)
+		if err != nil {
 			return err
-		}
-	}
-	for _, label := range parts.Results {
-		if err := own(label, func(p string) bool { return p == resultsPath(label) }); err != nil {
-			return err
-		}
-	}
-	for _, label := range parts.Tables {
-		if err := own(label, func(p string) bool { return p == snapshotDataPath(label) }); err != nil {
-			return err
-		}
-	}
-	for _, label := range slices.Sorted(maps.Keys(parts.Drilldowns)) {
-		s, ok := v.snapshot(label)
-		if !ok {
-			return fmt.Errorf("site: no snapshot labelled %q", label)
 		}
 		listed := map[string]bool{}
-		for _, id := range parts.Drilldowns[label] {
-			if _, err := caseAt(id); err != nil {
+		for _, id := range p.parts.Drilldowns[label] {
+			if _, err := p.caseAt(id); err != nil {
 				return err
 			}
 			listed[id] = true
 		}
-		// The drilldowns whose next-failing link may lead to a listed
-		// case are rendered too; knowing the snapshot's last judging,
-		// only those whose links did change.
 		var linking map[int]bool
-		if old := snapshotOf(parts.Before, label); old != nil {
-			linking = linksMoved(parts.Before.Suite.Cases, old, in.Release.Suite.Cases, s)
+		if old := snapshotOf(p.parts.Before, label); old != nil {
+			linking = linksMoved(p.parts.Before.Suite.Cases, old, cases, s)
 		} else {
-			linking = linkingDrilldowns(s.Result.Cases, in.Release.Suite.Cases, listed)
+			linking = linkingDrilldowns(s.Result.Cases, cases, listed)
 		}
-		for i, c := range in.Release.Suite.Cases {
+		for i, c := range cases {
 			switch {
 			case listed[c.ID]:
-				jobs = append(jobs, r.drilldownJob(v, s, i))
-			case linking[i] && parts.Steps != nil && !v.paths.grouped() && !isNew(c.ID):
-				steps = append(steps, r.stepsJob(v, s, i))
+				p.jobs = append(p.jobs, p.r.drilldownJob(p.v, s, i))
+			case linking[i] && p.stepsOnly(c.ID):
+				p.steps = append(p.steps, p.r.stepsJob(p.v, s, i))
 			case linking[i]:
-				jobs = append(jobs, r.drilldownJob(v, s, i))
+				p.jobs = append(p.jobs, p.r.drilldownJob(p.v, s, i))
 			}
 		}
 	}
-	for _, id := range parts.Histories {
-		i, err := caseAt(id)
+	return nil
+}
+
+// stepsOnly reports whether the drilldowns of case id can be brought up
+// to date by replacing their steps: the caller takes steps, pages are not
+// grouped, and the case had a page before (a new one has none to patch).
+func (p *partsPlan) stepsOnly(id string) bool {
+	if p.parts.Steps == nil || p.v.paths.grouped() {
+		return false
+	}
+	if p.parts.Before == nil {
+		return true
+	}
+	_, existed := p.parts.Before.Suite.CaseIndex(id)
+	return existed
+}
+
+// historyJobs adds the history pages of parts.Histories.
+func (p *partsPlan) historyJobs() error {
+	for _, id := range p.parts.Histories {
+		i, err := p.caseAt(id)
 		if err != nil {
 			return err
 		}
-		jobs = append(jobs, r.historyJob(v, i))
+		p.jobs = append(p.jobs, p.r.historyJob(p.v, i))
 	}
-	if err := r.run(uniqueJobs(jobs), emit, runOptions{}); err != nil {
-		return err
+	return nil
+}
+
+func (p *partsPlan) snapshot(label string) (*evaluator.Snapshot, error) {
+	s, ok := p.v.snapshot(label)
+	if !ok {
+		return nil, fmt.Errorf("site: no snapshot labelled %q", label)
 	}
-	return r.run(steps, parts.Steps, runOptions{})
+	return s, nil
+}
+
+func (p *partsPlan) caseAt(id string) (int, error) {
+	i, ok := p.in.Release.Suite.CaseIndex(id)
+	if !ok {
+		return 0, fmt.Errorf("site: no case %q", id)
+	}
+	return i, nil
 }
 
 // stepsJob renders the case-steps part of case i's drilldown in s.
