@@ -63,6 +63,8 @@ type streamedSnapshot struct {
 	err     error
 }
 
+// streamDir is the streamed evaluation of StreamDir; any error, bad input
+// or not, sends the folder to EvaluateDir.
 func streamDir(dir string, gates decide.Gates) (*Release, error) {
 	ss, err := load.OpenSuiteStream(dir, gates)
 	if err != nil {
@@ -77,37 +79,59 @@ func streamDir(dir string, gates decide.Gates) (*Release, error) {
 		return nil, err
 	}
 	table := &caseTable{}
+	snaps, err := openStreams(files, ss.Suite.Decisions, table)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, s := range snaps {
+			s.outputs.Close()
+		}
+	}()
+	n, err := judgeStreams(ss, snaps, table)
+	if err != nil {
+		return nil, err
+	}
+	rel := &Release{Suite: ss.Suite, Gates: gates, Snapshots: make([]*Snapshot, len(snaps)), streamedCases: n}
+	for i, s := range snaps {
+		r, m := resultOf(gates, ss.Suite, s.file.Label, &s.tally, 0)
+		r.Inputs.OutputsSHA256 = s.outputs.SHA256()
+		r.Meta = s.file.Meta
+		r.streamed = &s.v
+		rel.Snapshots[i] = &Snapshot{Result: r, Metrics: m, Gates: gates}
+	}
+	if err := rel.Compare(gateFile); err != nil {
+		return nil, err
+	}
+	return rel, nil
+}
+
+// openStreams opens the outputs of every snapshot for streaming, their
+// verdicts kept in table; when one cannot be opened, those opened are
+// closed again.
+func openStreams(files []load.SnapshotFile, decisions suite.Vocabulary, table *caseTable) ([]*streamedSnapshot, error) {
 	snaps := make([]*streamedSnapshot, len(files))
 	for i, f := range files {
-		out, err := load.OpenOutputStream(f, ss.Suite.Decisions)
+		out, err := load.OpenOutputStream(f, decisions)
 		if err != nil {
 			for _, s := range snaps[:i] {
 				s.outputs.Close()
 			}
 			return nil, err
 		}
-		defer out.Close()
 		snaps[i] = &streamedSnapshot{file: f, outputs: out, batches: make(chan []*suite.Case, 4), v: verdicts{cases: table}}
 	}
+	return snaps, nil
+}
+
+// judgeStreams streams the suite by every snapshot at once, each judged
+// on a goroutine of its own, and returns the number of cases. A snapshot
+// that cannot be judged in step with the suite stops the stream.
+func judgeStreams(ss *load.SuiteStream, snaps []*streamedSnapshot, table *caseTable) (int, error) {
 	var failed atomic.Bool
 	var wg sync.WaitGroup
 	for _, s := range snaps {
-		wg.Go(func() {
-			for batch := range s.batches {
-				if s.err == nil {
-					s.err = s.judge(ss.Suite.Policy, batch)
-					if s.err != nil {
-						failed.Store(true)
-					}
-				}
-			}
-			if s.err == nil {
-				// Every case is answered: the file must end here.
-				if _, err := s.outputs.Next(); err != io.EOF {
-					s.err = load.ErrNotStreamable
-				}
-			}
-		})
+		wg.Go(func() { s.judgeAll(ss.Suite.Policy, &failed) })
 	}
 	n, err := ss.Each(func(batch []*suite.Case) error {
 		if failed.Load() {
@@ -129,21 +153,26 @@ func streamDir(dir string, gates decide.Gates) (*Release, error) {
 	for _, s := range snaps {
 		errs = append(errs, s.err)
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	return n, errors.Join(errs...)
+}
+
+// judgeAll judges each batch as it comes until the first error, which it
+// flags in failed, and then checks that the outputs end with the suite.
+func (s *streamedSnapshot) judgeAll(policy *suite.Policy, failed *atomic.Bool) {
+	for batch := range s.batches {
+		if s.err == nil {
+			s.err = s.judge(policy, batch)
+			if s.err != nil {
+				failed.Store(true)
+			}
+		}
 	}
-	rel := &Release{Suite: ss.Suite, Gates: gates, Snapshots: make([]*Snapshot, len(snaps)), streamedCases: n}
-	for i, s := range snaps {
-		r, m := resultOf(gates, ss.Suite, s.file.Label, &s.tally, 0)
-		r.Inputs.OutputsSHA256 = s.outputs.SHA256()
-		r.Meta = s.file.Meta
-		r.streamed = &s.v
-		rel.Snapshots[i] = &Snapshot{Result: r, Metrics: m, Gates: gates}
+	if s.err == nil {
+		// Every case is answered: the file must end here.
+		if _, err := s.outputs.Next(); err != io.EOF {
+			s.err = load.ErrNotStreamable
+		}
 	}
-	if err := rel.Compare(gateFile); err != nil {
-		return nil, err
-	}
-	return rel, nil
 }
 
 // judge judges the next outputs against a batch of cases: the outputs

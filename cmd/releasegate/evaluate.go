@@ -95,69 +95,117 @@ type ciOutputs struct {
 	quiet                  bool
 }
 
+// runEvaluate runs releasegate evaluate: every snapshot (--all), the
+// latest gated (--latest), or one snapshot.
 func runEvaluate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("evaluate")
-	all := fs.Bool("all", false, "judge every snapshot of the data folder")
-	latest := fs.Bool("latest", false, "judge every snapshot and gate the latest: its decision is the exit status")
-	data := fs.String("data", "data", dataUsage)
-	out := fs.String("out", "public", "with --all, write results/ and RELEASE_REPORT.md to `DIR`")
-	cases := fs.String("cases", "", "read the suite of a single snapshot from `FILE`")
-	outputs := fs.String("outputs", "", "read the snapshot's outputs from `FILE`")
-	label := fs.String("label", "", "name the snapshot `NAME` (default: the outputs file name without .jsonl)")
-	output := fs.String("output", "", "write the snapshot's results file to `FILE`")
-	baseline := fs.String("baseline", "", "compare the snapshot with the baseline's outputs in `FILE` (default: the baseline gate.json names, from the data folder)")
-	var ci ciOutputs
-	fs.StringVar(&ci.junit, "junit", "", "also write a JUnit XML report to `FILE`")
-	fs.StringVar(&ci.summary, "summary", "", "also append a Markdown summary to `FILE`")
-	fs.StringVar(&ci.format, "format", "text", "print `FORMAT` on stdout: text, or json for the results file of one snapshot or an array of them with --all")
-	fs.BoolVar(&ci.quiet, "quiet", false, "print nothing but errors; --format json still prints")
+	f := defineEvaluateFlags(fs)
 	if code := parseFlags(fs, evaluateHelp, args, stdout, stderr); code >= 0 {
 		return code
 	}
-	if ci.format != "text" && ci.format != "json" {
-		return usageError(stderr, "evaluate", "--format is %q; use text or json", ci.format)
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if msg := f.problem(); msg != "" {
+		return usageError(stderr, "evaluate", "%s", msg)
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for _, name := range []string{"junit", "summary"} {
-		if set[name] && fs.Lookup(name).Value.String() == "" {
-			return usageError(stderr, "evaluate", "--%s needs a file name", name)
+	switch {
+	case f.latest:
+		return evaluateLatest(f.data, f.output, f.ci, stdout, stderr)
+	case f.all:
+		return evaluateAll(f.data, f.out, f.ci, stdout, stderr)
+	}
+	return evaluateOne(f.data, f.cases, f.outputs, f.label, f.output, f.baseline, f.ci, stdout, stderr)
+}
+
+// evaluateFlags are the flags of evaluate, and which of them were given.
+type evaluateFlags struct {
+	all, latest                                        bool
+	data, out, cases, outputs, label, output, baseline string
+	ci                                                 ciOutputs
+	set                                                map[string]bool
+}
+
+// defineEvaluateFlags defines the flags of evaluate on fs.
+func defineEvaluateFlags(fs *flag.FlagSet) *evaluateFlags {
+	f := &evaluateFlags{}
+	fs.BoolVar(&f.all, "all", false, "judge every snapshot of the data folder")
+	fs.BoolVar(&f.latest, "latest", false, "judge every snapshot and gate the latest: its decision is the exit status")
+	fs.StringVar(&f.data, "data", "data", dataUsage)
+	fs.StringVar(&f.out, "out", "public", "with --all, write results/ and RELEASE_REPORT.md to `DIR`")
+	fs.StringVar(&f.cases, "cases", "", "read the suite of a single snapshot from `FILE`")
+	fs.StringVar(&f.outputs, "outputs", "", "read the snapshot's outputs from `FILE`")
+	fs.StringVar(&f.label, "label", "", "name the snapshot `NAME` (default: the outputs file name without .jsonl)")
+	fs.StringVar(&f.output, "output", "", "write the snapshot's results file to `FILE`")
+	fs.StringVar(&f.baseline, "baseline", "", "compare the snapshot with the baseline's outputs in `FILE` (default: the baseline gate.json names, from the data folder)")
+	fs.StringVar(&f.ci.junit, "junit", "", "also write a JUnit XML report to `FILE`")
+	fs.StringVar(&f.ci.summary, "summary", "", "also append a Markdown summary to `FILE`")
+	fs.StringVar(&f.ci.format, "format", "text", "print `FORMAT` on stdout: text, or json for the results file of one snapshot or an array of them with --all")
+	fs.BoolVar(&f.ci.quiet, "quiet", false, "print nothing but errors; --format json still prints")
+	return f
+}
+
+// problem words a combination of flags evaluate cannot run, or is "".
+func (f *evaluateFlags) problem() string {
+	if f.ci.format != "text" && f.ci.format != "json" {
+		return fmt.Sprintf("--format is %q; use text or json", f.ci.format)
+	}
+	if msg := f.emptyFile("junit", f.ci.junit); msg != "" {
+		return msg
+	}
+	if msg := f.emptyFile("summary", f.ci.summary); msg != "" {
+		return msg
+	}
+	switch {
+	case f.all && f.latest:
+		return "give --all or --latest, not both"
+	case f.latest:
+		return f.latestProblem()
+	case f.all:
+		return f.allProblem()
+	}
+	return f.oneProblem()
+}
+
+// emptyFile words a file flag given with no file name, or is "".
+func (f *evaluateFlags) emptyFile(name, value string) string {
+	if f.set[name] && value == "" {
+		return fmt.Sprintf("--%s needs a file name", name)
+	}
+	return ""
+}
+
+// latestProblem words a flag that cannot go with --latest, or is "".
+func (f *evaluateFlags) latestProblem() string {
+	for _, other := range []string{"cases", "outputs", "label", "baseline", "out"} {
+		if f.set[other] {
+			return fmt.Sprintf("--%s cannot be combined with --latest, which reads every snapshot of --data", other)
 		}
 	}
-	if *all && *latest {
-		return usageError(stderr, "evaluate", "give --all or --latest, not both")
-	}
-	if *latest {
-		for _, other := range []string{"cases", "outputs", "label", "baseline", "out"} {
-			if set[other] {
-				return usageError(stderr, "evaluate", "--%s cannot be combined with --latest, which reads every snapshot of --data", other)
-			}
-		}
-		if set["output"] && *output == "" {
-			return usageError(stderr, "evaluate", "--output needs a file name")
-		}
-		return evaluateLatest(*data, *output, ci, stdout, stderr)
-	}
-	if *all {
-		for _, single := range []string{"cases", "outputs", "label", "output", "baseline"} {
-			if set[single] {
-				return usageError(stderr, "evaluate", "--%s evaluates one snapshot and cannot be combined with --all", single)
-			}
-		}
-		return evaluateAll(*data, *out, ci, stdout, stderr)
-	}
-	if set["out"] {
-		return usageError(stderr, "evaluate", "--out goes with --all; a single snapshot writes to --output")
-	}
-	for _, need := range []string{"cases", "outputs", "output"} {
-		if !set[need] || fs.Lookup(need).Value.String() == "" {
-			return usageError(stderr, "evaluate", "give --all, or --cases, --outputs and --output for one snapshot (missing --%s)", need)
+	return f.emptyFile("output", f.output)
+}
+
+// allProblem words a flag of one snapshot given with --all, or is "".
+func (f *evaluateFlags) allProblem() string {
+	for _, single := range []string{"cases", "outputs", "label", "output", "baseline"} {
+		if f.set[single] {
+			return fmt.Sprintf("--%s evaluates one snapshot and cannot be combined with --all", single)
 		}
 	}
-	if set["baseline"] && *baseline == "" {
-		return usageError(stderr, "evaluate", "--baseline needs a file name")
+	return ""
+}
+
+// oneProblem words what evaluating one snapshot lacks or cannot take, or
+// is "".
+func (f *evaluateFlags) oneProblem() string {
+	if f.set["out"] {
+		return "--out goes with --all; a single snapshot writes to --output"
 	}
-	return evaluateOne(*data, *cases, *outputs, *label, *output, *baseline, ci, stdout, stderr)
+	for _, need := range []struct{ name, value string }{{"cases", f.cases}, {"outputs", f.outputs}, {"output", f.output}} {
+		if !f.set[need.name] || need.value == "" {
+			return fmt.Sprintf("give --all, or --cases, --outputs and --output for one snapshot (missing --%s)", need.name)
+		}
+	}
+	return f.emptyFile("baseline", f.baseline)
 }
 
 func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {

@@ -311,51 +311,88 @@ func checkTarget(outDir, label string, force bool, t *target) error {
 	if err != nil {
 		return err
 	}
-	names := []string{label + ".jsonl", label + load.MetaSuffix}
-	var existing []string
-	for _, e := range entries {
-		for i, want := range names {
-			switch {
-			case e.Name() == want:
-				path := filepath.Join(outDir, want)
-				info, err := os.Lstat(path)
-				if err != nil {
-					return err
-				}
-				if !info.Mode().IsRegular() {
-					return &suite.InputError{File: path, Msg: "not a regular file (a link, a folder or a device): import replaces only a snapshot file; choose another --label"}
-				}
-				existing = append(existing, path)
-				if t != nil && i == 0 {
-					t.linesExist = true
-				}
-				if t != nil && i == 1 {
-					t.metaExists = true
-				}
-			case strings.EqualFold(e.Name(), want):
-				return &suite.InputError{File: filepath.Join(outDir, e.Name()), Msg: fmt.Sprintf("differs from %s only in case, and is the same file on macOS and Windows: choose another --label", want)}
-			}
-		}
+	existing, err := existingSnapshot(outDir, label, entries, t)
+	if err != nil {
+		return err
 	}
-	if len(existing) > 0 && !force {
-		return &suite.InputError{File: existing[0], Msg: fmt.Sprintf("snapshot %q exists: choose another --label, or give --force to replace it", label)}
-	}
-	if len(existing) > 0 {
-		record, err := importedFiles(outDir)
-		if err != nil {
-			return err
-		}
-		for _, path := range existing {
-			if !provenImported(record, path) {
-				return &suite.InputError{File: path, Msg: "was not written by releasegate import, or was changed since, so --force does not replace it (docs/ownership.md): choose another --label, or remove it yourself"}
-			}
-		}
+	if err := checkReplaceable(outDir, label, force, existing); err != nil {
+		return err
 	}
 	if t != nil {
 		t.replacing = len(existing) > 0
 		if t.metaExists && t.metaJSON == nil {
 			return &suite.InputError{File: filepath.Join(outDir, label+load.MetaSuffix),
 				Msg: "describes the snapshot being replaced, and this run records nothing to put in its place: remove it, or choose another --label"}
+		}
+	}
+	return nil
+}
+
+// existingSnapshot is the paths of the files of snapshot label among the
+// entries of outDir, each a regular file; a name that differs from one of
+// them only in case is refused. With t, it records which exist.
+func existingSnapshot(outDir, label string, entries []os.DirEntry, t *target) ([]string, error) {
+	names := []string{label + ".jsonl", label + load.MetaSuffix}
+	var existing []string
+	for _, e := range entries {
+		for i, want := range names {
+			switch {
+			case e.Name() == want:
+				path, err := regularSnapshotFile(outDir, want)
+				if err != nil {
+					return nil, err
+				}
+				existing = append(existing, path)
+				t.noteExisting(i)
+			case strings.EqualFold(e.Name(), want):
+				return nil, &suite.InputError{File: filepath.Join(outDir, e.Name()), Msg: fmt.Sprintf("differs from %s only in case, and is the same file on macOS and Windows: choose another --label", want)}
+			}
+		}
+	}
+	return existing, nil
+}
+
+// regularSnapshotFile is the path of the snapshot file name in outDir,
+// refused when it is not a regular file: import replaces only its own.
+func regularSnapshotFile(outDir, name string) (string, error) {
+	path := filepath.Join(outDir, name)
+	info, err := os.Lstat(path)
+	if err != nil {
+		return "", err
+	}
+	if !info.Mode().IsRegular() {
+		return "", &suite.InputError{File: path, Msg: "not a regular file (a link, a folder or a device): import replaces only a snapshot file; choose another --label"}
+	}
+	return path, nil
+}
+
+// noteExisting records that file i of the snapshot exists: 0 its lines,
+// 1 its meta.json. A nil target records nothing.
+func (t *target) noteExisting(i int) {
+	if t != nil && i == 0 {
+		t.linesExist = true
+	}
+	if t != nil && i == 1 {
+		t.metaExists = true
+	}
+}
+
+// checkReplaceable refuses to replace existing files of snapshot label
+// without --force, and with it, files import did not write as they are.
+func checkReplaceable(outDir, label string, force bool, existing []string) error {
+	if len(existing) > 0 && !force {
+		return &suite.InputError{File: existing[0], Msg: fmt.Sprintf("snapshot %q exists: choose another --label, or give --force to replace it", label)}
+	}
+	if len(existing) == 0 {
+		return nil
+	}
+	record, err := importedFiles(outDir)
+	if err != nil {
+		return err
+	}
+	for _, path := range existing {
+		if !provenImported(record, path) {
+			return &suite.InputError{File: path, Msg: "was not written by releasegate import, or was changed since, so --force does not replace it (docs/ownership.md): choose another --label, or remove it yourself"}
 		}
 	}
 	return nil

@@ -128,34 +128,7 @@ func WriteTrials(src, dir string, n, k int) error {
 	if err := Write(src, dir, 0); err != nil {
 		return err
 	}
-	err := repeat(filepath.Join(src, "cases.jsonl"), filepath.Join(dir, "cases.jsonl"), n, func(i int, c map[string]any) {
-		c["title"] = fmt.Sprintf("%v (copy %d)", c["title"], i/12+1)
-		exp := cloneMap(c["expected"].(map[string]any))
-		calls := []any{}
-		for _, call := range exp["tool_calls"].([]any) {
-			call := cloneMap(call.(map[string]any))
-			args := cloneMap(call["arguments"].(map[string]any))
-			for _, name := range slices.Sorted(maps.Keys(args)) {
-				if s, ok := args[name].(string); ok {
-					switch i % 3 {
-					case 1:
-						args[name] = map[string]any{"$text": s}
-					case 2:
-						args[name] = map[string]any{"$any": []any{"another value", s}}
-					}
-					break
-				}
-			}
-			if i%5 == 0 {
-				args["memo_ref"] = map[string]any{"$optional": map[string]any{"$text": "as agreed"}}
-			}
-			call["arguments"] = args
-			calls = append(calls, call)
-		}
-		exp["tool_calls"] = calls
-		c["expected"] = exp
-	})
-	if err != nil {
+	if err := repeat(filepath.Join(src, "cases.jsonl"), filepath.Join(dir, "cases.jsonl"), n, withMatchers); err != nil {
 		return err
 	}
 	snaps, err := filepath.Glob(filepath.Join(src, "outputs", "*.jsonl"))
@@ -163,54 +136,107 @@ func WriteTrials(src, dir string, n, k int) error {
 		return err
 	}
 	for _, s := range snaps {
-		tmp := filepath.Join(dir, "outputs", "."+filepath.Base(s)+".trial")
-		out, err := os.Create(filepath.Join(dir, "outputs", filepath.Base(s)))
-		if err != nil {
-			return err
-		}
-		for t := 1; t <= k; t++ {
-			err := repeat(s, tmp, n, func(i int, o map[string]any) {
-				o["trial"] = t
-				if lat, err := strconv.ParseFloat(fmt.Sprint(o["latency_ms"]), 64); err == nil {
-					o["latency_ms"] = int(lat) + (i*37)%400 + 10*t
-				}
-				if i%50 == 0 {
-					o["latency_ms"], o["cost_usd"] = nil, nil
-				}
-				var calls []any
-				for j, call := range o["tool_calls"].([]any) {
-					call := call.(map[string]any)
-					args, _ := json.Marshal(call["arguments"])
-					switch (i + j + t) % 4 {
-					case 0:
-						calls = append(calls, call)
-					case 1:
-						calls = append(calls, map[string]any{"type": "function", "id": fmt.Sprintf("call_%d", i),
-							"function": map[string]any{"name": call["name"], "arguments": string(args)}})
-					case 2:
-						calls = append(calls, map[string]any{"type": "function_call", "call_id": fmt.Sprintf("fc_%d", i),
-							"name": call["name"], "arguments": string(args)})
-					case 3:
-						calls = append(calls, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", i),
-							"name": call["name"], "input": call["arguments"]})
-					}
-				}
-				o["tool_calls"] = append([]any{}, calls...)
-			})
-			if err == nil {
-				err = appendFile(out, tmp)
-			}
-			if err != nil {
-				out.Close()
-				return err
-			}
-		}
-		os.Remove(tmp)
-		if err := out.Close(); err != nil {
+		if err := writeTrialSnapshot(s, dir, n, k); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// withMatchers makes copy i of case c: its title numbered, and matchers
+// in its expected arguments.
+func withMatchers(i int, c map[string]any) {
+	c["title"] = fmt.Sprintf("%v (copy %d)", c["title"], i/12+1)
+	exp := cloneMap(c["expected"].(map[string]any))
+	calls := []any{}
+	for _, call := range exp["tool_calls"].([]any) {
+		call := cloneMap(call.(map[string]any))
+		call["arguments"] = matcherArguments(i, call["arguments"].(map[string]any))
+		calls = append(calls, call)
+	}
+	exp["tool_calls"] = calls
+	c["expected"] = exp
+}
+
+// matcherArguments are the expected arguments of copy i with matchers: the
+// first string argument (by name) as $text on a third of the copies and as
+// $any on another third, and an $optional member on every fifth.
+func matcherArguments(i int, expected map[string]any) map[string]any {
+	args := cloneMap(expected)
+	for _, name := range slices.Sorted(maps.Keys(args)) {
+		if s, ok := args[name].(string); ok {
+			switch i % 3 {
+			case 1:
+				args[name] = map[string]any{"$text": s}
+			case 2:
+				args[name] = map[string]any{"$any": []any{"another value", s}}
+			}
+			break
+		}
+	}
+	if i%5 == 0 {
+		args["memo_ref"] = map[string]any{"$optional": map[string]any{"$text": "as agreed"}}
+	}
+	return args
+}
+
+// writeTrialSnapshot writes the snapshot s of the source as k trials of n
+// outputs, one trial after the other, through a temporary file beside it.
+func writeTrialSnapshot(s, dir string, n, k int) error {
+	tmp := filepath.Join(dir, "outputs", "."+filepath.Base(s)+".trial")
+	out, err := os.Create(filepath.Join(dir, "outputs", filepath.Base(s)))
+	if err != nil {
+		return err
+	}
+	for t := 1; t <= k; t++ {
+		err := repeat(s, tmp, n, func(i int, o map[string]any) { trialOutput(i, t, o) })
+		if err == nil {
+			err = appendFile(out, tmp)
+		}
+		if err != nil {
+			out.Close()
+			return err
+		}
+	}
+	os.Remove(tmp)
+	return out.Close()
+}
+
+// trialOutput makes output o of copy i into its answer in trial t: a little
+// slower each trial, unmeasured on every fiftieth, and its calls in the
+// four wire formats in turn.
+func trialOutput(i, t int, o map[string]any) {
+	o["trial"] = t
+	if lat, err := strconv.ParseFloat(fmt.Sprint(o["latency_ms"]), 64); err == nil {
+		o["latency_ms"] = int(lat) + (i*37)%400 + 10*t
+	}
+	if i%50 == 0 {
+		o["latency_ms"], o["cost_usd"] = nil, nil
+	}
+	var calls []any
+	for j, call := range o["tool_calls"].([]any) {
+		calls = append(calls, wireCall(call.(map[string]any), i, j, t))
+	}
+	o["tool_calls"] = append([]any{}, calls...)
+}
+
+// wireCall is call j of output i in trial t in one of the four wire
+// formats, chosen in turn: as written, OpenAI's Chat Completions and
+// Responses (arguments as JSON strings), and Anthropic's tool_use.
+func wireCall(call map[string]any, i, j, t int) any {
+	args, _ := json.Marshal(call["arguments"])
+	switch (i + j + t) % 4 {
+	case 1:
+		return map[string]any{"type": "function", "id": fmt.Sprintf("call_%d", i),
+			"function": map[string]any{"name": call["name"], "arguments": string(args)}}
+	case 2:
+		return map[string]any{"type": "function_call", "call_id": fmt.Sprintf("fc_%d", i),
+			"name": call["name"], "arguments": string(args)}
+	case 3:
+		return map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", i),
+			"name": call["name"], "input": call["arguments"]}
+	}
+	return call
 }
 
 func cloneMap(m map[string]any) map[string]any {

@@ -210,32 +210,73 @@ func Cases(file string, r io.Reader, schema *CaseSchema, policy *suite.Policy, k
 
 // parse reads one case line.
 func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, error) {
-	file, policy := p.file, p.policy
-	opaque := p.schema == nil || p.schema.opaqueInput
-	v, rawInput, err := d.decode(text, "input", opaque)
+	v, rawInput, err := p.decodeChecked(d, text, line)
 	if err != nil {
-		return nil, lineError(file, line, text, err)
+		return nil, err
+	}
+	r := &fieldReader{file: p.file, line: line}
+	obj := r.object(v, "")
+	c := &suite.Case{Line: line}
+	p.readHeader(r, obj, c, rawInput)
+	exp := r.object(r.field(obj, "", "expected"), "expected")
+	e := &c.Expected
+	p.readDecision(r, exp, e)
+	e.ToolCalls = r.expectedCalls(r.field(exp, "expected", "tool_calls"), "expected.tool_calls")
+	readToolMatch(r, exp, e)
+	e.Citations = []string{}
+	if v, ok := exp.Get("citations"); ok {
+		e.Citations = r.strs(v, "expected.citations")
+	}
+	p.checkCitations(r, e.Citations)
+	e.ForbiddenTools = r.strs(r.field(exp, "expected", "forbidden_tools"), "expected.forbidden_tools")
+	checkNotForbidden(r, e)
+	if r.err != nil {
+		return nil, r.err
+	}
+	return c, nil
+}
+
+// decodeChecked decodes a case line and checks it against the schema, with
+// the input as written; errors are located InputErrors.
+func (p *caseParser) decodeChecked(d *jsonDecoder, text []byte, line int) (v any, rawInput []byte, err error) {
+	opaque := p.schema == nil || p.schema.opaqueInput
+	v, rawInput, err = d.decode(text, "input", opaque)
+	if err != nil {
+		return nil, nil, lineError(p.file, line, text, err)
 	}
 	// An id no data folder may use is worded here, before the schema
 	// (which may well refuse it too, with less to say on how to fix it).
-	if obj, ok := v.(suite.Object); ok {
-		if id, ok := obj.Get("case_id"); ok {
-			if id, ok := id.(string); ok {
-				if err := suite.ValidCaseID(id); err != nil {
-					return nil, &suite.InputError{File: file, Line: line, Field: "case_id", Msg: err.Error()}
-				}
-			}
-		}
+	if err := checkCaseID(v); err != nil {
+		return nil, nil, &suite.InputError{File: p.file, Line: line, Field: "case_id", Msg: err.Error()}
 	}
 	if p.schema != nil {
 		if err := p.schema.Validate(v); err != nil {
 			field, msg := schemaProblem(err)
-			return nil, &suite.InputError{File: file, Line: line, Field: field, Msg: "breaks " + msg}
+			return nil, nil, &suite.InputError{File: p.file, Line: line, Field: field, Msg: "breaks " + msg}
 		}
 	}
-	r := &fieldReader{file: file, line: line}
-	obj := r.object(v, "")
-	c := &suite.Case{Line: line}
+	return v, rawInput, nil
+}
+
+// checkCaseID checks a case_id that is a string against the rules for ids;
+// a missing or mistyped one is left to the schema and the data format.
+func checkCaseID(v any) error {
+	obj, ok := v.(suite.Object)
+	if !ok {
+		return nil
+	}
+	id, ok := obj.Get("case_id")
+	if !ok {
+		return nil
+	}
+	if id, ok := id.(string); ok {
+		return suite.ValidCaseID(id)
+	}
+	return nil
+}
+
+// readHeader reads what a case is: its id, title, severity and input.
+func (p *caseParser) readHeader(r *fieldReader, obj suite.Object, c *suite.Case, rawInput []byte) {
 	c.ID = r.str(r.field(obj, "", "case_id"), "case_id") // checked above
 	c.Title = r.nonEmpty(r.field(obj, "", "title"), "title")
 	c.Severity = suite.Severity(r.str(r.field(obj, "", "severity"), "severity"))
@@ -247,32 +288,42 @@ func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, 
 	if r.object(r.field(obj, "", "input"), "input"); r.err == nil && p.keepInput {
 		c.Input = bytes.Clone(rawInput)
 	}
-	exp := r.object(r.field(obj, "", "expected"), "expected")
-	e := &c.Expected
-	// A case without a decision is not judged on one; null is a
-	// mistyped decision, not an absent one.
-	if v, ok := exp.Get("decision"); ok && r.err == nil {
-		e.Decision = suite.Decision(r.str(v, "expected.decision"))
-		if r.err == nil && !p.decisions.Allows(e.Decision) {
-			if len(p.decisions) == 0 {
-				r.fail("expected.decision", "must not be empty: give a decision, or leave the member out if the case's decision is not judged")
-			} else {
-				r.fail("expected.decision", "unknown decision %q: use %s", e.Decision, p.decisions)
-			}
-		}
+}
+
+// readDecision reads the expected decision, one the schema allows. A case
+// without a decision is not judged on one; null is a mistyped decision,
+// not an absent one.
+func (p *caseParser) readDecision(r *fieldReader, exp suite.Object, e *suite.Expected) {
+	v, ok := exp.Get("decision")
+	if !ok || r.err != nil {
+		return
 	}
-	e.ToolCalls = r.expectedCalls(r.field(exp, "expected", "tool_calls"), "expected.tool_calls")
+	e.Decision = suite.Decision(r.str(v, "expected.decision"))
+	if r.err != nil || p.decisions.Allows(e.Decision) {
+		return
+	}
+	if len(p.decisions) == 0 {
+		r.fail("expected.decision", "must not be empty: give a decision, or leave the member out if the case's decision is not judged")
+	} else {
+		r.fail("expected.decision", "unknown decision %q: use %s", e.Decision, p.decisions)
+	}
+}
+
+// readToolMatch reads how the expected calls are matched, when given.
+func readToolMatch(r *fieldReader, exp suite.Object, e *suite.Expected) {
 	if v, ok := exp.Get("tool_match"); ok && r.err == nil {
 		e.ToolMatch = suite.ToolMatch(r.str(v, "expected.tool_match"))
 		if r.err == nil && !e.ToolMatch.Valid() {
 			r.fail("expected.tool_match", "unknown tool_match %q: use exact, any_order, subsequence or contains", e.ToolMatch)
 		}
 	}
-	e.Citations = []string{}
-	if v, ok := exp.Get("citations"); ok {
-		e.Citations = r.strs(v, "expected.citations")
-	}
-	for i, id := range e.Citations {
+}
+
+// checkCitations checks that every expected citation is a rule of the
+// current policy, naming the rule that replaced a retired one.
+func (p *caseParser) checkCitations(r *fieldReader, citations []string) {
+	policy := p.policy
+	for i, id := range citations {
 		if r.err != nil {
 			break
 		}
@@ -288,16 +339,16 @@ func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, 
 			r.fail(index("expected.citations", i), "%q is not a rule of the current policy (%s)%s", id, policy.Version, hint)
 		}
 	}
-	e.ForbiddenTools = r.strs(r.field(exp, "expected", "forbidden_tools"), "expected.forbidden_tools")
+}
+
+// checkNotForbidden refuses an expected call to a tool the case also
+// forbids: no answer could pass it.
+func checkNotForbidden(r *fieldReader, e *suite.Expected) {
 	for i, call := range e.ToolCalls {
 		if r.err == nil && e.Forbids(call.Name) {
 			r.fail(index("expected.tool_calls", i)+".name", "tool %q is both the expected call and forbidden", call.Name)
 		}
 	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	return c, nil
 }
 
 // expectedCalls reads an array of {"name": string, "arguments": object},

@@ -85,61 +85,171 @@ func jsonMistake(text []byte, off, line int, early bool) (what, fix string, at i
 // document, where a pretty-printed object is no mistake.
 func mistake(text []byte, off, line int, early, jsonl bool) (what, fix string, at int, ok bool) {
 	off = min(max(off, 0), len(text))
-	rest := text[off:]
-	trimmed := bytes.TrimSpace(text)
-	switch {
-	case jsonl && line == 1 && bytes.HasPrefix(trimmed, []byte("[")):
-		// A JSON array of objects, on one line or pretty-printed.
-		return "the file is a JSON array, but releasegate reads JSON Lines",
-			"write one object per line, with no [ ] around them and no commas between lines (jq -c '.[]' FILE converts it)", 0, true
-	case jsonl && multiLine(trimmed, early):
-		return "this line is part of an object written over several lines (pretty-printed), but each line must hold a whole object",
-			"put each object on one line (jq -c . FILE converts a pretty-printed file)", 0, true
-	case bytes.HasPrefix(rest, bom):
-		return "a byte-order mark in the middle of the file (were files joined together?)",
-			"delete the invisible character at this column, or save the file as UTF-8 without BOM", off, true
-	case bytes.HasPrefix(rest, []byte("//")) || bytes.HasPrefix(rest, []byte("/*")) || bytes.HasPrefix(rest, []byte("#")):
-		return "JSON has no comments", "delete the comment; keep notes in a member of their own, such as \"note\"", off, true
-	case bytes.HasPrefix(rest, []byte("'")):
-		return "a string in single quotes", "use double quotes: \"like this\"", off, true
-	case len(rest) > 0 && rest[0] == ',':
-		after := bytes.TrimLeft(rest[1:], " \t\r\n")
-		before := lastNonSpace(text[:off])
-		switch {
-		case before >= 0 && text[before] == ',':
-			return "two commas in a row", "delete one of them", off, true
-		case len(after) == 0:
-			return "the line ends with a comma", "delete the comma at the end of the line; lines of JSON Lines are not separated by commas", off, true
-		case after[0] == '}' || after[0] == ']':
-			return fmt.Sprintf("a comma before the closing %q", after[0]), "delete the comma after the last item", off, true
-		case after[0] == ',':
-			return "two commas in a row", "delete one of them", off, true
+	l := &mistakeLine{text: text, rest: text[off:], trimmed: bytes.TrimSpace(text), off: off, line: line, early: early, jsonl: jsonl}
+	for _, r := range mistakeRules {
+		if r.applies(l) {
+			return r.explain(l)
 		}
-	case len(rest) > 0 && (rest[0] == '}' || rest[0] == ']'):
-		if c := lastNonSpace(text[:off]); c >= 0 && text[c] == ',' {
-			return fmt.Sprintf("a comma before the closing %q", rest[0]), "delete the comma after the last item", c, true
-		}
-	case len(rest) > 0 && isNameByte(rest[0]):
-		// The decoder stops inside a bare word (at the i of title, read
-		// as a misspelt true): go back to its start.
-		for off > 0 && isNameByte(text[off-1]) {
-			off--
-		}
-		rest = text[off:]
-		if c := lastNonSpace(text[:off]); c >= 0 && (text[c] == '{' || text[c] == ',') {
-			name := rest
-			if end := bytes.IndexAny(name, ": \t"); end >= 0 {
-				name = name[:end]
-			}
-			return fmt.Sprintf("the name %s is not in double quotes", name), fmt.Sprintf("write \"%s\"", name), off, true
-		}
-		if word := leadingWord(rest); word == "True" || word == "False" || word == "None" || word == "NaN" || word == "undefined" {
-			return fmt.Sprintf("%s is not a JSON value", word), "use true, false, null or a number", off, true
-		}
-	case jsonl && early && len(trimmed) > 0 && trimmed[len(trimmed)-1] == ',':
-		return "the line ends with a comma", "delete the comma at the end of the line; lines of JSON Lines are not separated by commas", len(bytes.TrimRight(text, " \t")) - 1, true
 	}
 	return "", "", 0, false
+}
+
+// mistakeLine is the line mistake looks at: the text, the text from where
+// reading stopped (rest, at off), and the text without surrounding blanks.
+type mistakeLine struct {
+	text, rest, trimmed []byte
+	off, line           int
+	early, jsonl        bool
+}
+
+// startsWith reports whether the text from where reading stopped begins with
+// one of prefixes.
+func (l *mistakeLine) startsWith(prefixes ...string) bool {
+	for _, p := range prefixes {
+		if bytes.HasPrefix(l.rest, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// mistakeRule is one common mistake: applies tells the line that looks like
+// it, and explain words it. Only the first rule that applies is asked to
+// explain; when on a closer look it is not the mistake, no later rule is
+// tried, so the order of mistakeRules matters.
+type mistakeRule struct {
+	applies func(*mistakeLine) bool
+	explain func(*mistakeLine) (what, fix string, at int, ok bool)
+}
+
+// mistakeRules are the common mistakes in the order they are checked.
+var mistakeRules = []mistakeRule{
+	{isJSONArrayFile, said("the file is a JSON array, but releasegate reads JSON Lines",
+		"write one object per line, with no [ ] around them and no commas between lines (jq -c '.[]' FILE converts it)", false)},
+	{isPrettyPrinted, said("this line is part of an object written over several lines (pretty-printed), but each line must hold a whole object",
+		"put each object on one line (jq -c . FILE converts a pretty-printed file)", false)},
+	{startsWithBOM, said("a byte-order mark in the middle of the file (were files joined together?)",
+		"delete the invisible character at this column, or save the file as UTF-8 without BOM", true)},
+	{startsWithComment, said("JSON has no comments", "delete the comment; keep notes in a member of their own, such as \"note\"", true)},
+	{startsWithSingleQuote, said("a string in single quotes", "use double quotes: \"like this\"", true)},
+	{startsWithComma, explainComma},
+	{startsWithClosing, explainClosing},
+	{startsWithBareWord, explainBareWord},
+	{endsWithCommaEarly, explainEndingComma},
+}
+
+// endingCommaFix is the fix for lines of JSON Lines joined by commas.
+const endingCommaFix = "delete the comma at the end of the line; lines of JSON Lines are not separated by commas"
+
+// said explains a mistake whose words do not depend on the line, pointing
+// at where reading stopped (atOff) or at the start of the line.
+func said(what, fix string, atOff bool) func(*mistakeLine) (string, string, int, bool) {
+	return func(l *mistakeLine) (string, string, int, bool) {
+		if atOff {
+			return what, fix, l.off, true
+		}
+		return what, fix, 0, true
+	}
+}
+
+// isJSONArrayFile reports a JSON array of objects where JSON Lines are
+// read, on one line or pretty-printed: only the first line can tell.
+func isJSONArrayFile(l *mistakeLine) bool {
+	return l.jsonl && l.line == 1 && bytes.HasPrefix(l.trimmed, []byte("["))
+}
+
+// isPrettyPrinted reports a line of JSON Lines that is a piece of an
+// object written over several lines.
+func isPrettyPrinted(l *mistakeLine) bool {
+	return l.jsonl && multiLine(l.trimmed, l.early)
+}
+
+// startsWithBOM reports a byte-order mark where reading stopped: only the
+// first line may start with one.
+func startsWithBOM(l *mistakeLine) bool { return bytes.HasPrefix(l.rest, bom) }
+
+// startsWithComment reports a comment in the style of JavaScript, C or the
+// shell where reading stopped.
+func startsWithComment(l *mistakeLine) bool { return l.startsWith("//", "/*", "#") }
+
+// startsWithSingleQuote reports a string in single quotes where reading
+// stopped.
+func startsWithSingleQuote(l *mistakeLine) bool { return l.startsWith("'") }
+
+// startsWithComma reports a comma where reading stopped.
+func startsWithComma(l *mistakeLine) bool { return l.startsWith(",") }
+
+// startsWithClosing reports a closing brace or bracket where reading
+// stopped.
+func startsWithClosing(l *mistakeLine) bool { return l.startsWith("}", "]") }
+
+// startsWithBareWord reports a letter, digit, _ or - where reading stopped:
+// a name or word written without quotes.
+func startsWithBareWord(l *mistakeLine) bool { return len(l.rest) > 0 && isNameByte(l.rest[0]) }
+
+// explainComma words a comma where reading stopped: doubled, at the end of
+// the line, or before a closing bracket. Any other comma is not named.
+func explainComma(l *mistakeLine) (what, fix string, at int, ok bool) {
+	after := bytes.TrimLeft(l.rest[1:], " \t\r\n")
+	before := lastNonSpace(l.text[:l.off])
+	switch {
+	case before >= 0 && l.text[before] == ',':
+		return "two commas in a row", "delete one of them", l.off, true
+	case len(after) == 0:
+		return "the line ends with a comma", endingCommaFix, l.off, true
+	case after[0] == '}' || after[0] == ']':
+		return fmt.Sprintf("a comma before the closing %q", after[0]), "delete the comma after the last item", l.off, true
+	case after[0] == ',':
+		return "two commas in a row", "delete one of them", l.off, true
+	}
+	return "", "", 0, false
+}
+
+// explainClosing words a closing brace or bracket that follows a comma,
+// pointing at the comma.
+func explainClosing(l *mistakeLine) (what, fix string, at int, ok bool) {
+	if c := lastNonSpace(l.text[:l.off]); c >= 0 && l.text[c] == ',' {
+		return fmt.Sprintf("a comma before the closing %q", l.rest[0]), "delete the comma after the last item", c, true
+	}
+	return "", "", 0, false
+}
+
+// explainBareWord words a word without quotes: a member name, or a value
+// from another language (Python's True, JavaScript's undefined).
+func explainBareWord(l *mistakeLine) (what, fix string, at int, ok bool) {
+	// The decoder stops inside a bare word (at the i of title, read
+	// as a misspelt true): go back to its start.
+	off := l.off
+	for off > 0 && isNameByte(l.text[off-1]) {
+		off--
+	}
+	rest := l.text[off:]
+	if c := lastNonSpace(l.text[:off]); c >= 0 && (l.text[c] == '{' || l.text[c] == ',') {
+		name := rest
+		if end := bytes.IndexAny(name, ": \t"); end >= 0 {
+			name = name[:end]
+		}
+		return fmt.Sprintf("the name %s is not in double quotes", name), fmt.Sprintf("write \"%s\"", name), off, true
+	}
+	if word := leadingWord(rest); foreignValues[word] {
+		return fmt.Sprintf("%s is not a JSON value", word), "use true, false, null or a number", off, true
+	}
+	return "", "", 0, false
+}
+
+// foreignValues are words for values in other languages that people write
+// in JSON by habit.
+var foreignValues = map[string]bool{"True": true, "False": true, "None": true, "NaN": true, "undefined": true}
+
+// endsWithCommaEarly reports a line of JSON Lines cut short by a comma at
+// its end: lines joined as if they were items of a list.
+func endsWithCommaEarly(l *mistakeLine) bool {
+	return l.jsonl && l.early && len(l.trimmed) > 0 && l.trimmed[len(l.trimmed)-1] == ','
+}
+
+// explainEndingComma points at the comma that ends the line.
+func explainEndingComma(l *mistakeLine) (what, fix string, at int, ok bool) {
+	return "the line ends with a comma", endingCommaFix, len(bytes.TrimRight(l.text, " \t")) - 1, true
 }
 
 // multiLine reports a line that is a piece of an object written over

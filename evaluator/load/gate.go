@@ -76,29 +76,44 @@ func Gate(file string, data []byte, gates decide.Gates) (suite.Gate, error) {
 			problems = append(problems, err)
 		}
 	}
+	if err := r.end(dec); err != nil {
+		return g, err
+	}
+	problems = append(problems, missingThresholds(file, gates, seen)...)
+	return g, JoinProblems(problems)
+}
+
+// end reads the end of the object, which must end the file.
+func (r *gateReader) end(dec *jsontext.Decoder) error {
 	if _, err := dec.ReadToken(); err != nil {
-		return g, r.syntax(err)
+		return r.syntax(err)
 	}
 	if _, err := dec.ReadToken(); err != io.EOF {
 		if err == nil {
-			return g, r.fail(dec.InputOffset(), "", "unexpected data after the object")
+			return r.fail(dec.InputOffset(), "", "unexpected data after the object")
 		}
-		return g, r.syntax(err)
+		return r.syntax(err)
 	}
-	// A key misspelt is reported once, as unknown with the key it meant,
-	// not again as that key missing.
+	return nil
+}
+
+// missingThresholds words each required threshold of gates not seen. A
+// key misspelt is reported once, as unknown with the key it meant, not
+// again as that key missing.
+func missingThresholds(file string, gates decide.Gates, seen map[string]bool) []error {
 	meant := map[string]bool{}
 	for key := range seen {
 		if best, ok := suggest.Closest(key, gateKeyList(gates)); ok && !seen[best] {
 			meant[best] = true
 		}
 	}
+	var problems []error
 	for _, spec := range gates {
 		if !seen[spec.Key] && !spec.Optional && !meant[spec.Key] {
 			problems = append(problems, &suite.InputError{File: file, Field: spec.Key, Msg: "missing required threshold (null turns its gate off)"})
 		}
 	}
-	return g, JoinProblems(problems)
+	return problems
 }
 
 // gateReader reads one gate.json: its name and bytes, and the gates

@@ -24,86 +24,127 @@ const MetaSuffix = ".meta.json"
 // silently fall away.
 func Meta(file string, data []byte) (*suite.Meta, error) {
 	data = bytes.TrimPrefix(data, bom)
-	lineAt := func(off int64) int { return 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n")) }
-	fail := func(off int64, field, format string, args ...any) error {
-		return &suite.InputError{File: file, Line: lineAt(off), Field: field, Msg: fmt.Sprintf(format, args...)}
-	}
-	syntax := func(err error) error {
-		var syn *jsontext.SyntacticError
-		if errors.As(err, &syn) {
-			if syn.Err == jsontext.ErrDuplicateName {
-				return fail(syn.ByteOffset, syn.JSONPointer.LastToken(), "set twice")
-			}
-			return documentSyntaxError(file, data, int(syn.ByteOffset), errors.Is(syn.Err, io.ErrUnexpectedEOF), syn.Err.Error())
-		}
-		return documentSyntaxError(file, data, len(data), true, "")
-	}
-	m := &suite.Meta{}
-	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	r := &metaReader{file: file, data: data, dec: jsontext.NewDecoder(bytes.NewReader(data)), m: &suite.Meta{}}
+	dec := r.dec
 	if k := dec.PeekKind(); k != '{' {
 		if _, err := dec.ReadValue(); err != nil {
-			return nil, syntax(err)
+			return nil, r.syntax(err)
 		}
-		return nil, fail(0, "", "expected a JSON object describing the snapshot, got %s", kindName(k))
+		return nil, r.fail(0, "", "expected a JSON object describing the snapshot, got %s", kindName(k))
 	}
 	if _, err := dec.ReadToken(); err != nil {
-		return nil, syntax(err)
+		return nil, r.syntax(err)
 	}
 	// A syntax error ends the reading; a wrong member is noted and the
 	// reading goes on, so that one run reports them all.
-	var problems []error
 	for dec.PeekKind() != '}' {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return nil, syntax(err)
-		}
-		key, keyAt := tok.String(), dec.InputOffset()
-		var dst *string
-		switch key {
-		case "recorded_at":
-			dst = &m.RecordedAt
-		case "model":
-			dst = &m.Model
-		case "commit":
-			dst = &m.Commit
-		case "description":
-			dst = &m.Description
-		default:
-			e := fail(keyAt, key, "").(*suite.InputError)
-			e.Msg, e.Fix = unknownName("member", key, []string{"recorded_at", "model", "commit", "description"})
-			problems = append(problems, e)
-			if _, err := dec.ReadValue(); err != nil {
-				return nil, syntax(err)
-			}
-			continue
-		}
-		kind := dec.PeekKind()
-		val, err := dec.ReadToken()
-		if err != nil {
-			return nil, syntax(err)
-		}
-		if kind != '"' {
-			problems = append(problems, fail(keyAt, key, "expected a string, got %s", kindName(kind)))
-			continue
-		}
-		*dst = val.String()
-		if _, ok := RecordedAt(m); key == "recorded_at" && !ok {
-			problems = append(problems, fail(keyAt, key, "%q is not an RFC 3339 date and time such as 2026-11-12T09:30:00Z", *dst))
+		if err := r.member(); err != nil {
+			return nil, err
 		}
 	}
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, syntax(err)
-	}
-	if _, err := dec.ReadToken(); err != io.EOF {
-		if err == nil {
-			return nil, fail(dec.InputOffset(), "", "unexpected data after the object")
-		}
-		return nil, syntax(err)
-	}
-	if err := JoinProblems(problems); err != nil {
+	if err := r.end(); err != nil {
 		return nil, err
 	}
-	return m, nil
+	if err := JoinProblems(r.problems); err != nil {
+		return nil, err
+	}
+	return r.m, nil
+}
+
+// metaReader reads a meta.json, noting the problems with its members.
+type metaReader struct {
+	file     string
+	data     []byte
+	dec      *jsontext.Decoder
+	m        *suite.Meta
+	problems []error
+}
+
+// metaMembers are the members a meta.json may have.
+var metaMembers = []string{"recorded_at", "model", "commit", "description"}
+
+// fail is the InputError for the member field at offset off.
+func (r *metaReader) fail(off int64, field, format string, args ...any) error {
+	line := 1 + bytes.Count(r.data[:min(int(off), len(r.data))], []byte("\n"))
+	return &suite.InputError{File: r.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// syntax words an error of the decoder: a member set twice, or JSON that
+// cannot be read.
+func (r *metaReader) syntax(err error) error {
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) {
+		if syn.Err == jsontext.ErrDuplicateName {
+			return r.fail(syn.ByteOffset, syn.JSONPointer.LastToken(), "set twice")
+		}
+		return documentSyntaxError(r.file, r.data, int(syn.ByteOffset), errors.Is(syn.Err, io.ErrUnexpectedEOF), syn.Err.Error())
+	}
+	return documentSyntaxError(r.file, r.data, len(r.data), true, "")
+}
+
+// field is where the member key goes, nil for a member meta.json has not.
+func (r *metaReader) field(key string) *string {
+	switch key {
+	case "recorded_at":
+		return &r.m.RecordedAt
+	case "model":
+		return &r.m.Model
+	case "commit":
+		return &r.m.Commit
+	case "description":
+		return &r.m.Description
+	}
+	return nil
+}
+
+// member reads one member, noting an unknown one, a value that is not a
+// string, and a recorded_at that is not RFC 3339; the error is a syntax
+// error, which ends the reading.
+func (r *metaReader) member() error {
+	dec := r.dec
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return r.syntax(err)
+	}
+	key, keyAt := tok.String(), dec.InputOffset()
+	dst := r.field(key)
+	if dst == nil {
+		e := r.fail(keyAt, key, "").(*suite.InputError)
+		e.Msg, e.Fix = unknownName("member", key, metaMembers)
+		r.problems = append(r.problems, e)
+		if _, err := dec.ReadValue(); err != nil {
+			return r.syntax(err)
+		}
+		return nil
+	}
+	kind := dec.PeekKind()
+	val, err := dec.ReadToken()
+	if err != nil {
+		return r.syntax(err)
+	}
+	if kind != '"' {
+		r.problems = append(r.problems, r.fail(keyAt, key, "expected a string, got %s", kindName(kind)))
+		return nil
+	}
+	*dst = val.String()
+	if _, ok := RecordedAt(r.m); key == "recorded_at" && !ok {
+		r.problems = append(r.problems, r.fail(keyAt, key, "%q is not an RFC 3339 date and time such as 2026-11-12T09:30:00Z", *dst))
+	}
+	return nil
+}
+
+// end reads the end of the object, which must end the file.
+func (r *metaReader) end() error {
+	if _, err := r.dec.ReadToken(); err != nil {
+		return r.syntax(err)
+	}
+	if _, err := r.dec.ReadToken(); err != io.EOF {
+		if err == nil {
+			return r.fail(r.dec.InputOffset(), "", "unexpected data after the object")
+		}
+		return r.syntax(err)
+	}
+	return nil
 }
 
 // rfc3339 is RFC 3339's date-time, which time.Parse alone reads more

@@ -198,64 +198,9 @@ func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
 	}
 	o := &suite.Output{Line: line}
 	var seen uint8 // outputBit of each field read
-	str := func(sym bool) (string, bool) {
-		if s.next() != '"' {
-			return "", false
-		}
-		if sym {
-			return d.intern(s.text()), true
-		}
-		return string(s.text()), true
-	}
-	measured := func() (*suite.Number, bool) {
-		switch c := s.next(); {
-		case c == 'n':
-			s.i += 4
-			return nil, true
-		case c != '-' && (c < '0' || c > '9'):
-			return nil, false
-		}
-		n, err := suite.ParseNumber(string(s.number()))
-		return &n, err == nil && n.Sign() >= 0
-	}
 	ok := s.members(func(name []byte) bool {
 		seen |= outputBit(name)
-		var ok bool
-		switch string(name) {
-		case "case_id":
-			o.CaseID, ok = str(false)
-		case "decision":
-			var dec string
-			dec, ok = str(true)
-			// An empty decision is refused; the token decoder words it.
-			o.Decision, ok = suite.Decision(dec), ok && dec != ""
-		case "tool_calls":
-			o.ToolCalls, ok = s.toolCalls()
-		case "citations":
-			if ok = s.next() == '['; ok {
-				cited := d.citations[:0]
-				ok = s.elements(func() bool {
-					c, ok := str(true)
-					cited = append(cited, c)
-					return ok
-				})
-				o.Citations = make([]string, len(cited)) // at its final size
-				copy(o.Citations, cited)
-				d.citations = cited
-			}
-		case "latency_ms":
-			o.LatencyMS, ok = measured()
-		case "cost_usd":
-			o.CostUSD, ok = measured()
-		case "trial":
-			if c := s.next(); c >= '0' && c <= '9' {
-				o.Trial, ok = parseTrial(s.number())
-			}
-		default:
-			s.skip()
-			ok = true
-		}
-		return ok
+		return s.outputField(o, name)
 	})
 	if !ok || seen&requiredOutputFields != requiredOutputFields {
 		return nil, false
@@ -264,6 +209,81 @@ func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
 		o.Citations = []string{}
 	}
 	return o, true
+}
+
+// outputField reads the member name of an output line into o; false for
+// a value the data format does not allow.
+func (s *validScanner) outputField(o *suite.Output, name []byte) bool {
+	var ok bool
+	switch string(name) {
+	case "case_id":
+		o.CaseID, ok = s.quickString(false)
+	case "decision":
+		var dec string
+		dec, ok = s.quickString(true)
+		// An empty decision is refused; the token decoder words it.
+		o.Decision, ok = suite.Decision(dec), ok && dec != ""
+	case "tool_calls":
+		o.ToolCalls, ok = s.toolCalls()
+	case "citations":
+		o.Citations, ok = s.quickCitations()
+	case "latency_ms":
+		o.LatencyMS, ok = s.measured()
+	case "cost_usd":
+		o.CostUSD, ok = s.measured()
+	case "trial":
+		if c := s.next(); c >= '0' && c <= '9' {
+			o.Trial, ok = parseTrial(s.number())
+		}
+	default:
+		s.skip()
+		ok = true
+	}
+	return ok
+}
+
+// quickString reads a string; sym interns it, for the words that repeat
+// from line to line.
+func (s *validScanner) quickString(sym bool) (string, bool) {
+	if s.next() != '"' {
+		return "", false
+	}
+	if sym {
+		return s.d.intern(s.text()), true
+	}
+	return string(s.text()), true
+}
+
+// measured reads a latency or cost: a number not below zero, or null.
+func (s *validScanner) measured() (*suite.Number, bool) {
+	switch c := s.next(); {
+	case c == 'n':
+		s.i += 4
+		return nil, true
+	case c != '-' && (c < '0' || c > '9'):
+		return nil, false
+	}
+	n, err := suite.ParseNumber(string(s.number()))
+	return &n, err == nil && n.Sign() >= 0
+}
+
+// quickCitations reads an array of strings, gathered in the decoder's
+// buffer so that the list is allocated once, at its final size.
+func (s *validScanner) quickCitations() ([]string, bool) {
+	if s.next() != '[' {
+		return nil, false
+	}
+	d := s.d
+	cited := d.citations[:0]
+	ok := s.elements(func() bool {
+		c, ok := s.quickString(true)
+		cited = append(cited, c)
+		return ok
+	})
+	citations := make([]string, len(cited)) // at its final size
+	copy(citations, cited)
+	d.citations = cited
+	return citations, ok
 }
 
 // toolCalls reads an array of calls in any of the wire formats

@@ -175,6 +175,8 @@ type quickCompiler struct {
 	done map[*jsonschema.Schema]*quickSchema
 }
 
+// compile is compileQuick for s and each schema it reaches, compiled once
+// however often it is used.
 func (c *quickCompiler) compile(s *jsonschema.Schema) (*quickSchema, bool) {
 	if s == nil {
 		return nil, true
@@ -184,22 +186,41 @@ func (c *quickCompiler) compile(s *jsonschema.Schema) (*quickSchema, bool) {
 	}
 	q := &quickSchema{minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minLength: -1, maxLength: -1}
 	c.done[s] = q
-	v := reflect.ValueOf(s).Elem()
-	for i := range v.NumField() {
-		f := v.Type().Field(i)
-		if f.IsExported() && !quickKeywords[f.Name] && !v.Field(i).IsZero() {
-			return nil, false
-		}
+	if !onlyQuickKeywords(s) {
+		return nil, false
 	}
 	if s.Bool != nil {
 		q.never = !*s.Bool
 		return q, true
 	}
+	if !q.setValues(s) || !c.compileSubschemas(q, s) {
+		return nil, false
+	}
+	q.setLimits(s)
+	return q, true
+}
+
+// onlyQuickKeywords reports whether s uses no keyword but those the quick
+// check knows.
+func onlyQuickKeywords(s *jsonschema.Schema) bool {
+	v := reflect.ValueOf(s).Elem()
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if f.IsExported() && !quickKeywords[f.Name] && !v.Field(i).IsZero() {
+			return false
+		}
+	}
+	return true
+}
+
+// setValues sets the types and values s allows; false for a type the quick
+// check does not know, or for a const beside an enum.
+func (q *quickSchema) setValues(s *jsonschema.Schema) bool {
 	if s.Types != nil {
 		for _, t := range s.Types.ToStrings() {
 			bit, ok := typeBits[t]
 			if !ok {
-				return nil, false
+				return false
 			}
 			q.types |= bit
 		}
@@ -210,23 +231,29 @@ func (c *quickCompiler) compile(s *jsonschema.Schema) (*quickSchema, bool) {
 	if s.Const != nil {
 		// A const is an enum of one, and both must hold.
 		if q.hasEnum {
-			return nil, false
+			return false
 		}
 		q.enum, q.hasEnum = []any{*s.Const}, true
 	}
+	return true
+}
+
+// compileSubschemas compiles the subschemas of s into q: those applied in
+// place, to items, to properties and to the other properties.
+func (c *quickCompiler) compileSubschemas(q *quickSchema, s *jsonschema.Schema) bool {
 	var ok bool
 	for _, sub := range []struct {
 		from *jsonschema.Schema
 		to   **quickSchema
 	}{{s.Ref, &q.ref}, {s.If, &q.if_}, {s.Then, &q.then}, {s.Else, &q.else_}, {s.Items2020, &q.items}} {
 		if *sub.to, ok = c.compile(sub.from); !ok {
-			return nil, false
+			return false
 		}
 	}
 	for name, sub := range s.Properties {
 		qs, ok := c.compile(sub)
 		if !ok {
-			return nil, false
+			return false
 		}
 		q.props = append(q.props, quickProp{name, qs})
 	}
@@ -238,23 +265,30 @@ func (c *quickCompiler) compile(s *jsonschema.Schema) (*quickSchema, bool) {
 		q.noAdditional = !a
 	case *jsonschema.Schema:
 		if q.additional, ok = c.compile(a); !ok {
-			return nil, false
+			return false
 		}
 	default:
-		return nil, false
+		return false
 	}
-	limit := func(p *int) int {
-		if p == nil {
-			return -1
-		}
-		return *p
-	}
-	q.minProps, q.maxProps = limit(s.MinProperties), limit(s.MaxProperties)
-	q.minItems, q.maxItems = limit(s.MinItems), limit(s.MaxItems)
-	q.minLength, q.maxLength = limit(s.MinLength), limit(s.MaxLength)
+	return true
+}
+
+// setLimits sets the counts and lengths s bounds, -1 where it does not,
+// and its other checks of items and strings.
+func (q *quickSchema) setLimits(s *jsonschema.Schema) {
+	q.minProps, q.maxProps = limitOrNone(s.MinProperties), limitOrNone(s.MaxProperties)
+	q.minItems, q.maxItems = limitOrNone(s.MinItems), limitOrNone(s.MaxItems)
+	q.minLength, q.maxLength = limitOrNone(s.MinLength), limitOrNone(s.MaxLength)
 	q.unique = s.UniqueItems
 	q.pattern = s.Pattern
-	return q, true
+}
+
+// limitOrNone is a limit of a schema, or -1 for none.
+func limitOrNone(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
 }
 
 // check tells whether v, a value as the decoder builds it, satisfies q.

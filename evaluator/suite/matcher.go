@@ -143,29 +143,15 @@ func compileMembers(o Object, path string) (Object, error) {
 	return out, nil
 }
 
+// compileMatcher compiles the matcher name with its value v, at path.
 func compileMatcher(name string, v any, path string, member bool) (any, error) {
-	fail := func(format string, a ...any) (any, error) {
-		return nil, &MatcherError{Path: path, Msg: fmt.Sprintf(format, a...)}
-	}
 	inner := path + "." + name
 	switch name {
 	case "$any":
-		alts, ok := v.([]any)
-		if !ok || len(alts) == 0 {
-			return fail("$any needs a non-empty array of alternatives, got %s", shapeOf(v))
-		}
-		m := &Matcher{Kind: AnyOf, Options: make([]any, len(alts))}
-		for i, a := range alts {
-			c, err := compile(a, inner+"["+strconv.Itoa(i)+"]", false)
-			if err != nil {
-				return nil, err
-			}
-			m.Options[i] = c
-		}
-		return m, nil
+		return compileAnyOf(v, path, inner)
 	case "$optional":
 		if !member {
-			return fail("$optional may only be the value of an object member (the member may then be absent)")
+			return matcherFail(path, "$optional may only be the value of an object member (the member may then be absent)")
 		}
 		c, err := compile(v, inner, false)
 		if err != nil {
@@ -175,40 +161,74 @@ func compileMatcher(name string, v any, path string, member bool) (any, error) {
 	case "$text":
 		s, ok := v.(string)
 		if !ok {
-			return fail("$text needs a string, got %s", shapeOf(v))
+			return matcherFail(path, "$text needs a string, got %s", shapeOf(v))
 		}
 		return &Matcher{Kind: Text, Text: s, Folded: FoldText(s)}, nil
 	case "$exact":
-		o, ok := v.(Object)
-		if !ok {
-			return fail("$exact needs an object of members, got %s", shapeOf(v))
-		}
-		if len(o) == 1 && strings.HasPrefix(o[0].Name, "$") {
-			return fail("$exact needs an object of members, got the matcher %s (to expect a member named %s, write it in $literal)", o[0].Name, o[0].Name)
-		}
-		c, err := compileMembers(o, inner)
-		if err != nil {
-			return nil, err
-		}
-		return &Matcher{Kind: ExactObject, Value: c}, nil
+		return compileExact(v, path, inner)
 	case "$literal":
 		return &Matcher{Kind: Literal, Value: v}, nil
 	case "$unordered":
 		items, ok := v.([]any)
 		if !ok {
-			return fail("$unordered needs an array of the items expected in any order (an empty array matches only []), got %s", shapeOf(v))
+			return matcherFail(path, "$unordered needs an array of the items expected in any order (an empty array matches only []), got %s", shapeOf(v))
 		}
-		m := &Matcher{Kind: Unordered, Options: make([]any, len(items))}
-		for i, e := range items {
-			c, err := compile(e, inner+"["+strconv.Itoa(i)+"]", false)
-			if err != nil {
-				return nil, err
-			}
-			m.Options[i] = c
+		options, err := compileOptions(items, inner)
+		if err != nil {
+			return nil, err
 		}
-		return m, nil
+		return &Matcher{Kind: Unordered, Options: options}, nil
 	}
-	return fail("unknown matcher %q: use $any, $optional, $text, $exact, $literal or $unordered (to expect an object with this one member, write it in $literal)", name)
+	return matcherFail(path, "unknown matcher %q: use $any, $optional, $text, $exact, $literal or $unordered (to expect an object with this one member, write it in $literal)", name)
+}
+
+// matcherFail is the MatcherError for a matcher at path.
+func matcherFail(path, format string, a ...any) (any, error) {
+	return nil, &MatcherError{Path: path, Msg: fmt.Sprintf(format, a...)}
+}
+
+// compileAnyOf compiles {"$any": [alternatives]}: at least one is needed.
+func compileAnyOf(v any, path, inner string) (any, error) {
+	alts, ok := v.([]any)
+	if !ok || len(alts) == 0 {
+		return matcherFail(path, "$any needs a non-empty array of alternatives, got %s", shapeOf(v))
+	}
+	options, err := compileOptions(alts, inner)
+	if err != nil {
+		return nil, err
+	}
+	return &Matcher{Kind: AnyOf, Options: options}, nil
+}
+
+// compileOptions compiles the items of an $any or $unordered array, each
+// at its index below inner.
+func compileOptions(items []any, inner string) ([]any, error) {
+	options := make([]any, len(items))
+	for i, e := range items {
+		c, err := compile(e, inner+"["+strconv.Itoa(i)+"]", false)
+		if err != nil {
+			return nil, err
+		}
+		options[i] = c
+	}
+	return options, nil
+}
+
+// compileExact compiles {"$exact": {members}}, refusing a lone matcher in
+// place of the members, which is more likely a mistake than a member name.
+func compileExact(v any, path, inner string) (any, error) {
+	o, ok := v.(Object)
+	if !ok {
+		return matcherFail(path, "$exact needs an object of members, got %s", shapeOf(v))
+	}
+	if len(o) == 1 && strings.HasPrefix(o[0].Name, "$") {
+		return matcherFail(path, "$exact needs an object of members, got the matcher %s (to expect a member named %s, write it in $literal)", o[0].Name, o[0].Name)
+	}
+	c, err := compileMembers(o, inner)
+	if err != nil {
+		return nil, err
+	}
+	return &Matcher{Kind: ExactObject, Value: c}, nil
 }
 
 // shapeOf names the JSON type of a decoded value for messages.

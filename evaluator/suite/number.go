@@ -132,43 +132,69 @@ func (n *Number) UnmarshalJSON(b []byte) error {
 // ValidNumber checks the JSON number grammar:
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func ValidNumber(s string) bool {
-	digits := func(i int) int { // index after a run of digits at i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return i
-	}
 	i := 0
 	if i < len(s) && s[i] == '-' {
 		i++
 	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		i = digits(i)
-	default:
+	i, ok := numberInteger(s, i)
+	if !ok {
 		return false
 	}
-	if i < len(s) && s[i] == '.' {
-		if j := digits(i + 1); j > i+1 {
-			i = j
-		} else {
-			return false
-		}
+	if i, ok = numberFraction(s, i); !ok {
+		return false
 	}
+	if i, ok = numberExponent(s, i); !ok {
+		return false
+	}
+	return i == len(s)
+}
+
+// digitsEnd is the index after the run of digits of s at i.
+func digitsEnd(s string, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// numberInteger reads the integer part of a number at i, 0 or digits
+// without a leading 0, and returns the index after it.
+func numberInteger(s string, i int) (int, bool) {
+	switch {
+	case i < len(s) && s[i] == '0':
+		return i + 1, true
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		return digitsEnd(s, i), true
+	}
+	return i, false
+}
+
+// numberFraction reads the fraction of a number at i, if any: a point and
+// at least one digit.
+func numberFraction(s string, i int) (int, bool) {
+	if i < len(s) && s[i] == '.' {
+		if j := digitsEnd(s, i+1); j > i+1 {
+			return j, true
+		}
+		return i, false
+	}
+	return i, true
+}
+
+// numberExponent reads the exponent of a number at i, if any: e or E, a
+// sign or none, and at least one digit.
+func numberExponent(s string, i int) (int, bool) {
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		i++
 		if i < len(s) && (s[i] == '+' || s[i] == '-') {
 			i++
 		}
-		if j := digits(i); j > i {
-			i = j
-		} else {
-			return false
+		if j := digitsEnd(s, i); j > i {
+			return j, true
 		}
+		return i, false
 	}
-	return i == len(s)
+	return i, true
 }
 
 // DecimalSum adds numbers exactly, as a whole number of units of the

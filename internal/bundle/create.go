@@ -86,44 +86,19 @@ func Create(opts Options) (*Created, error) {
 			return nil, err
 		}
 	}
-	// The inputs are read first, so that names a bundle cannot hold are
-	// refused in the time it takes to read them, before the evaluation.
-	inputs, err := readInputs(opts.Data, limits)
+	inputs, err := readBundleInputs(opts.Data, limits)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkNames(opts.Data, inputs); err != nil {
-		return nil, err
-	}
-	if err := checkSizes(opts.Data, inputs, limits); err != nil {
 		return nil, err
 	}
 	if opts.afterRead != nil {
 		opts.afterRead()
 	}
-	in, err := loadSite(ctx, opts.Data)
+	in, err := evaluateInputs(ctx, opts.Data, inputs, limits)
 	if err != nil {
 		return nil, err
 	}
 	rel := in.Release
-	if err := sameInputs(opts.Data, inputs, in); err != nil {
-		return nil, err
-	}
-	// What verify would refuse and the evaluated release already shows
-	// is refused before a page is rendered; the finished archive is
-	// checked again.
-	if err := checkFolding(opts.Data, rel); err != nil {
-		return nil, err
-	}
-	if err := checkPlan(opts.Data, in, inputs, limits); err != nil {
-		return nil, err
-	}
-	dir := opts.Dir
-	if opts.Output != "" {
-		dir = filepath.Dir(opts.Output)
-	} else if dir == "" {
-		dir = "."
-	}
+	dir := stageParent(opts)
 	stage, err := publish.NewStage(dir, stagePrefix)
 	if err != nil {
 		return nil, err
@@ -134,15 +109,7 @@ func Create(opts Options) (*Created, error) {
 	if opts.beforeRender != nil {
 		opts.beforeRender()
 	}
-	if err := site.Render(in, files.emit); err != nil {
-		return nil, err
-	}
-	for _, f := range inputs {
-		if err := files.put(InputsDir+"/"+f.path, f.data); err != nil {
-			return nil, err
-		}
-	}
-	if err := files.put(VersionName, []byte(producerLine(opts.Producer)+"\n")); err != nil {
+	if err := writeTree(files, in, inputs, opts.Producer); err != nil {
 		return nil, err
 	}
 	tmp := filepath.Join(stage.Dir, "bundle.zip")
@@ -153,20 +120,94 @@ func Create(opts Options) (*Created, error) {
 	if err := checkPacked(tmp, limits); err != nil {
 		return nil, err
 	}
-	path := opts.Output
-	if path == "" {
-		path = filepath.Join(dir, packed.Root+".zip")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := checkOutput(opts.Data, path); err != nil {
-		return nil, err
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	path, err := placeArchive(ctx, opts, tmp, filepath.Join(dir, packed.Root+".zip"))
+	if err != nil {
 		return nil, err
 	}
 	return &Created{Packed: *packed, Path: path, SHA256: sum, Release: rel}, nil
+}
+
+// readBundleInputs reads the inputs of the data folder and refuses names
+// and sizes a bundle cannot hold. The inputs are read first, so that these
+// are refused in the time it takes to read them, before the evaluation.
+func readBundleInputs(data string, limits Limits) ([]input, error) {
+	inputs, err := readInputs(data, limits)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNames(data, inputs); err != nil {
+		return nil, err
+	}
+	if err := checkSizes(data, inputs, limits); err != nil {
+		return nil, err
+	}
+	return inputs, nil
+}
+
+// evaluateInputs evaluates the data folder, checking that the evaluation
+// read the very bytes that are bundled. What verify would refuse and the
+// evaluated release already shows is refused before a page is rendered;
+// the finished archive is checked again.
+func evaluateInputs(ctx context.Context, data string, inputs []input, limits Limits) (*site.Input, error) {
+	in, err := loadSite(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := sameInputs(data, inputs, in); err != nil {
+		return nil, err
+	}
+	if err := checkFolding(data, in.Release); err != nil {
+		return nil, err
+	}
+	if err := checkPlan(data, in, inputs, limits); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// stageParent is the folder the archive is staged in: the one it is
+// written to, so that it is moved into place without a copy.
+func stageParent(opts Options) string {
+	switch {
+	case opts.Output != "":
+		return filepath.Dir(opts.Output)
+	case opts.Dir == "":
+		return "."
+	}
+	return opts.Dir
+}
+
+// writeTree writes what the archive holds: the site rendered from in, the
+// inputs below inputs/, and VERSION naming the producer.
+func writeTree(files *treeWriter, in *site.Input, inputs []input, producer string) error {
+	if err := site.Render(in, files.emit); err != nil {
+		return err
+	}
+	for _, f := range inputs {
+		if err := files.put(InputsDir+"/"+f.path, f.data); err != nil {
+			return err
+		}
+	}
+	return files.put(VersionName, []byte(producerLine(producer)+"\n"))
+}
+
+// placeArchive moves the staged archive tmp to -o, or to named when no -o
+// is given, unless done or the place is not the archive's to take.
+func placeArchive(ctx context.Context, opts Options, tmp, named string) (string, error) {
+	path := opts.Output
+	if path == "" {
+		path = named
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if err := checkOutput(opts.Data, path); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", err
+	}
+	return path, nil
 }
 
 // checkOutput refuses an archive path that is or lies inside the data

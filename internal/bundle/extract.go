@@ -148,103 +148,169 @@ func (b *budgetReaderAt) ReadAt(p []byte, off int64) (int, error) {
 // like a bundle, before anything is written, and returns its top folder
 // and the bytes its files declare in total.
 func checkEntries(archive string, files []*zip.File, limits Limits) (string, int64, error) {
-	refuse := func(entry, format string, args ...any) (string, int64, error) {
-		return "", 0, &RefusedError{Archive: archive, Entry: entry, Reason: fmt.Sprintf(format, args...)}
+	c := &entryChecker{
+		archive: archive,
+		limits:  limits,
+		seen:    make(map[string]string, len(files)),
+		isFile:  make(map[string]bool, len(files)),
+		isDir:   map[string]bool{},
 	}
 	if len(files) == 0 {
-		return refuse("", "empty archive")
+		return "", 0, c.refuse("", "empty archive")
 	}
 	if len(files) > limits.MaxEntries {
-		return refuse("", "%d entries, more than the limit of %d", len(files), limits.MaxEntries)
+		return "", 0, c.refuse("", "%d entries, more than the limit of %d", len(files), limits.MaxEntries)
 	}
-	root := ""
-	seen := make(map[string]string, len(files)) // case-folded name -> name
-	isFile := make(map[string]bool, len(files))
-	isDir := map[string]bool{}
-	var total uint64
 	for _, zf := range files {
-		name := zf.Name
-		if len(name) > maxNameLen {
-			return refuse(name, "name longer than %d bytes", maxNameLen)
-		}
-		dir := strings.HasSuffix(name, "/")
-		clean := strings.TrimSuffix(name, "/")
-		if why := checkPath(clean); why != "" {
-			return refuse(name, "%s", why)
-		}
-		top, rest, nested := strings.Cut(clean, "/")
-		if root == "" {
-			root = top
-		}
-		switch {
-		case top != root:
-			return refuse(name, "outside the bundle's top folder %s/", root)
-		case !nested && !dir:
-			return refuse(name, "a file beside the top folder; a bundle keeps every file inside it")
-		case zf.Flags&0x1 != 0:
-			return refuse(name, "encrypted")
-		}
-		mode := zf.Mode()
-		switch {
-		case mode&fs.ModeSymlink != 0:
-			return refuse(name, "symbolic link")
-		case mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0,
-			dir && !mode.IsDir(), !dir && !mode.IsRegular():
-			return refuse(name, "unusual file mode %v", mode)
-		}
-		if dir {
-			if zf.UncompressedSize64 != 0 {
-				return refuse(name, "folder entry with content")
-			}
-			if nested {
-				isDir[rest] = true
-			}
-			continue
-		}
-		if zf.Method != zip.Store && zf.Method != zip.Deflate {
-			return refuse(name, "compression method %d; bundles use Store or Deflate", zf.Method)
-		}
-		folded := strings.ToLower(rest)
-		if prev, dup := seen[folded]; dup {
-			if prev == rest {
-				return refuse(name, "duplicate entry")
-			}
-			return refuse(name, "same name as %q on a case-insensitive disk", prev)
-		}
-		seen[folded] = rest
-		isFile[rest] = true
-		size := zf.UncompressedSize64
-		if size > uint64(limits.MaxFileSize) {
-			return refuse(name, "expands to %d bytes, more than the limit of %d per file", size, limits.MaxFileSize)
-		}
-		if size >= ratioFloor && size/uint64(limits.MaxRatio) > zf.CompressedSize64 { // divided: a hostile size must not overflow
-			return refuse(name, "compressed more than %d to 1 (%d bytes from %d); refusing a likely zip bomb", limits.MaxRatio, size, zf.CompressedSize64)
-		}
-		total += size
-		if total > uint64(limits.MaxTotalSize) {
-			return refuse(name, "the archive expands to more than the limit of %d bytes in total", limits.MaxTotalSize)
+		if err := c.check(zf); err != nil {
+			return "", 0, err
 		}
 	}
-	// A file that is also a folder, or a parent folder of another entry,
-	// cannot be unpacked; say so before writing anything.
-	for _, p := range slices.Sorted(maps.Keys(isDir)) {
-		if isFile[p] {
-			return refuse(root+"/"+p+"/", "a folder with the same name as a file")
+	if err := c.checkTree(); err != nil {
+		return "", 0, err
+	}
+	return c.root, int64(c.total), nil
+}
+
+// entryChecker is what checkEntries has learnt from the entries so far.
+type entryChecker struct {
+	archive string
+	limits  Limits
+	root    string            // the top folder, from the first entry
+	seen    map[string]string // case-folded name -> name, of files
+	isFile  map[string]bool   // names below the top folder
+	isDir   map[string]bool
+	total   uint64 // bytes the files declare
+}
+
+// refuse is the error that refuses the archive for entry.
+func (c *entryChecker) refuse(entry, format string, args ...any) error {
+	return &RefusedError{Archive: c.archive, Entry: entry, Reason: fmt.Sprintf(format, args...)}
+}
+
+// check refuses one entry that is unsafe or out of place, and notes it.
+func (c *entryChecker) check(zf *zip.File) error {
+	name := zf.Name
+	if len(name) > maxNameLen {
+		return c.refuse(name, "name longer than %d bytes", maxNameLen)
+	}
+	dir := strings.HasSuffix(name, "/")
+	clean := strings.TrimSuffix(name, "/")
+	if why := checkPath(clean); why != "" {
+		return c.refuse(name, "%s", why)
+	}
+	rest, nested, err := c.checkPlace(zf, clean, dir)
+	if err != nil {
+		return err
+	}
+	if err := c.checkMode(zf, dir); err != nil {
+		return err
+	}
+	if dir {
+		if zf.UncompressedSize64 != 0 {
+			return c.refuse(name, "folder entry with content")
+		}
+		if nested {
+			c.isDir[rest] = true
+		}
+		return nil
+	}
+	return c.checkFile(zf, rest)
+}
+
+// checkPlace refuses an entry outside the top folder, or a file beside it,
+// or an encrypted one; rest is the name below the top folder.
+func (c *entryChecker) checkPlace(zf *zip.File, clean string, dir bool) (rest string, nested bool, err error) {
+	name := zf.Name
+	top, rest, nested := strings.Cut(clean, "/")
+	if c.root == "" {
+		c.root = top
+	}
+	switch {
+	case top != c.root:
+		return "", false, c.refuse(name, "outside the bundle's top folder %s/", c.root)
+	case !nested && !dir:
+		return "", false, c.refuse(name, "a file beside the top folder; a bundle keeps every file inside it")
+	case zf.Flags&0x1 != 0:
+		return "", false, c.refuse(name, "encrypted")
+	}
+	return rest, nested, nil
+}
+
+// checkMode refuses links, and modes other than a plain file or folder:
+// unpacking them could write outside the destination or change rights.
+func (c *entryChecker) checkMode(zf *zip.File, dir bool) error {
+	mode := zf.Mode()
+	switch {
+	case mode&fs.ModeSymlink != 0:
+		return c.refuse(zf.Name, "symbolic link")
+	case mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0,
+		dir && !mode.IsDir(), !dir && !mode.IsRegular():
+		return c.refuse(zf.Name, "unusual file mode %v", mode)
+	}
+	return nil
+}
+
+// checkFile refuses a file that is compressed in a way bundles do not use,
+// that clashes with another on a case-insensitive disk, or that is too
+// large, alone or with the others.
+func (c *entryChecker) checkFile(zf *zip.File, rest string) error {
+	name := zf.Name
+	if zf.Method != zip.Store && zf.Method != zip.Deflate {
+		return c.refuse(name, "compression method %d; bundles use Store or Deflate", zf.Method)
+	}
+	folded := strings.ToLower(rest)
+	if prev, dup := c.seen[folded]; dup {
+		if prev == rest {
+			return c.refuse(name, "duplicate entry")
+		}
+		return c.refuse(name, "same name as %q on a case-insensitive disk", prev)
+	}
+	c.seen[folded] = rest
+	c.isFile[rest] = true
+	return c.checkSize(zf)
+}
+
+// checkSize refuses a file larger than the limits allow, compressed like
+// a zip bomb, or that takes the archive over its total.
+func (c *entryChecker) checkSize(zf *zip.File) error {
+	name, limits := zf.Name, c.limits
+	size := zf.UncompressedSize64
+	if size > uint64(limits.MaxFileSize) {
+		return c.refuse(name, "expands to %d bytes, more than the limit of %d per file", size, limits.MaxFileSize)
+	}
+	if size >= ratioFloor && size/uint64(limits.MaxRatio) > zf.CompressedSize64 { // divided: a hostile size must not overflow
+		return c.refuse(name, "compressed more than %d to 1 (%d bytes from %d); refusing a likely zip bomb", limits.MaxRatio, size, zf.CompressedSize64)
+	}
+	c.total += size
+	if c.total > uint64(limits.MaxTotalSize) {
+		return c.refuse(name, "the archive expands to more than the limit of %d bytes in total", limits.MaxTotalSize)
+	}
+	return nil
+}
+
+// checkTree refuses a file that is also a folder, or a parent folder of
+// another entry: it cannot be unpacked; say so before writing anything.
+func (c *entryChecker) checkTree() error {
+	root := c.root
+	for _, p := range slices.Sorted(maps.Keys(c.isDir)) {
+		if c.isFile[p] {
+			return c.refuse(root+"/"+p+"/", "a folder with the same name as a file")
 		}
 	}
-	for _, p := range slices.Sorted(maps.Keys(isFile)) {
+	for _, p := range slices.Sorted(maps.Keys(c.isFile)) {
 		for dir := p; ; {
 			i := strings.LastIndexByte(dir, '/')
 			if i < 0 {
 				break
 			}
 			dir = dir[:i]
-			if isFile[dir] {
-				return refuse(root+"/"+p, "inside %s/%s, which is a file", root, dir)
+			if c.isFile[dir] {
+				return c.refuse(root+"/"+p, "inside %s/%s, which is a file", root, dir)
 			}
 		}
 	}
-	return root, int64(total), nil
+	return nil
 }
 
 // prepareDest makes sure dest exists and is empty; created says whether

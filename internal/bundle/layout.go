@@ -93,13 +93,7 @@ func directoryEnd(r io.ReaderAt, size int64) (int64, error) {
 	if _, err := r.ReadAt(buf, size-n); err != nil && err != io.EOF {
 		return 0, err
 	}
-	at := -1
-	for i := len(buf) - endLen; i >= 0; i-- {
-		if string(buf[i:i+4]) == "PK\x05\x06" && i+endLen+int(binary.LittleEndian.Uint16(buf[i+20:])) == len(buf) {
-			at = i
-			break
-		}
-	}
+	at := findEndRecord(buf, endLen)
 	if at < 0 {
 		return 0, fmt.Errorf("bytes after the end of the zip archive: a bundle ends with its end record, and these bytes were added to it")
 	}
@@ -108,29 +102,49 @@ func directoryEnd(r io.ReaderAt, size int64) (int64, error) {
 	cdSize, cdOffset := int64(binary.LittleEndian.Uint32(rec[12:])), int64(binary.LittleEndian.Uint32(rec[16:]))
 	next := end // what follows the central directory
 	if cdSize == 0xFFFFFFFF || cdOffset == 0xFFFFFFFF || binary.LittleEndian.Uint16(rec[10:]) == 0xFFFF {
-		// Zip64: a locator just before the end record points to the
-		// zip64 end record, which must lie just before the locator.
-		var loc [20]byte
-		if end < 20 {
-			return 0, fmt.Errorf("a damaged zip64 end record")
+		var err error
+		if cdSize, cdOffset, next, err = zip64Directory(r, end); err != nil {
+			return 0, err
 		}
-		if _, err := r.ReadAt(loc[:], end-20); err != nil || string(loc[:4]) != "PK\x06\x07" {
-			return 0, fmt.Errorf("a damaged zip64 end record")
-		}
-		at64 := int64(binary.LittleEndian.Uint64(loc[8:]))
-		var rec64 [56]byte
-		if at64 < 0 || at64 > end-20-56 {
-			return 0, fmt.Errorf("a damaged zip64 end record")
-		}
-		if _, err := r.ReadAt(rec64[:], at64); err != nil || string(rec64[:4]) != "PK\x06\x06" ||
-			at64+12+int64(binary.LittleEndian.Uint64(rec64[4:])) != end-20 {
-			return 0, fmt.Errorf("bytes between the zip64 end record and its locator")
-		}
-		cdSize, cdOffset = int64(binary.LittleEndian.Uint64(rec64[40:])), int64(binary.LittleEndian.Uint64(rec64[48:]))
-		next = at64
 	}
 	if cdOffset < 0 || cdSize < 0 || cdOffset+cdSize != next {
 		return 0, fmt.Errorf("the central directory does not lie where the end record says: bytes were added to the archive, or it is damaged")
 	}
 	return cdOffset, nil
+}
+
+// findEndRecord is the offset in buf, the end of the file, of the end
+// record whose comment ends the file, or -1.
+func findEndRecord(buf []byte, endLen int) int {
+	for i := len(buf) - endLen; i >= 0; i-- {
+		if string(buf[i:i+4]) == "PK\x05\x06" && i+endLen+int(binary.LittleEndian.Uint16(buf[i+20:])) == len(buf) {
+			return i
+		}
+	}
+	return -1
+}
+
+// zip64Directory reads the size and offset of the central directory from
+// the zip64 end record, and where that record starts (what follows the
+// directory). A locator just before the end record at end points to the
+// zip64 end record, which must lie just before the locator.
+func zip64Directory(r io.ReaderAt, end int64) (cdSize, cdOffset, at64 int64, err error) {
+	var loc [20]byte
+	if end < 20 {
+		return 0, 0, 0, fmt.Errorf("a damaged zip64 end record")
+	}
+	if _, err := r.ReadAt(loc[:], end-20); err != nil || string(loc[:4]) != "PK\x06\x07" {
+		return 0, 0, 0, fmt.Errorf("a damaged zip64 end record")
+	}
+	at64 = int64(binary.LittleEndian.Uint64(loc[8:]))
+	var rec64 [56]byte
+	if at64 < 0 || at64 > end-20-56 {
+		return 0, 0, 0, fmt.Errorf("a damaged zip64 end record")
+	}
+	if _, err := r.ReadAt(rec64[:], at64); err != nil || string(rec64[:4]) != "PK\x06\x06" ||
+		at64+12+int64(binary.LittleEndian.Uint64(rec64[4:])) != end-20 {
+		return 0, 0, 0, fmt.Errorf("bytes between the zip64 end record and its locator")
+	}
+	cdSize, cdOffset = int64(binary.LittleEndian.Uint64(rec64[40:])), int64(binary.LittleEndian.Uint64(rec64[48:]))
+	return cdSize, cdOffset, at64, nil
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/internal/publish"
@@ -199,57 +200,19 @@ func (v *verifier) checkProducer(own string) {
 // file by file, with the bundle. Files that already failed the MANIFEST
 // check are not named twice. Its error is ctx's, when done before the end.
 func (v *verifier) rebuild(ctx context.Context) error {
-	named := map[string]bool{}
+	f := &rebuildFindings{named: map[string]bool{}}
 	for _, p := range v.rep.Problems {
-		named[p.Path] = true
+		f.named[p.Path] = true
 	}
-	inputs := filepath.Join(v.x.Dir, InputsDir)
-	in, err := loadSite(ctx, inputs)
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return ctxErr
-	}
-	if err != nil {
-		// Name files as they are inside the bundle, not in the temporary folder.
-		msg := strings.ReplaceAll(err.Error(), v.x.Dir+string(filepath.Separator), "")
-		v.problem(InputsDir+"/", Unproven, "the bundled inputs cannot be evaluated again: %s", msg)
-		return nil
+	in, ok, err := v.loadInputs(ctx)
+	if !ok {
+		return err
 	}
 	rel := in.Release
 	if version, _, ok := parseRootName(v.x.Root); ok && version != versionName(rel) {
 		v.problem(InputsDir+"/"+"POLICY.md", Differs, "policy version is %s, but the top folder is named after %s", versionName(rel), version)
 	}
-	var found []Problem
-	add := func(path, kind, format string, args ...any) {
-		if !named[path] {
-			found = append(found, Problem{Path: path, Kind: kind, Detail: fmt.Sprintf(format, args...)})
-		}
-	}
-	rebuilt := map[string]bool{}
-	err = site.Render(in, func(path string, fresh []byte) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rebuilt[path] = true
-		if _, ok := v.x.Sums[path]; !ok {
-			add(path, Missing, "the site rebuilt from inputs/ has this file; the bundle does not")
-			return nil
-		}
-		bundled := v.read(path)
-		if bundled == nil || bytes.Equal(bundled, fresh) {
-			return nil
-		}
-		switch {
-		case strings.HasPrefix(path, ResultsDir+"/") && strings.HasSuffix(path, ".json"):
-			add(path, Differs, "%s", describeJSONDiff(bundled, fresh))
-		case path == ReportName:
-			add(path, Differs, "%s", describeTextDiff(bundled, fresh))
-		case v.rep.OtherVersion:
-			add(path, Unproven, "differs from this releasegate's rebuild (%s), which cannot prove a page made by %s: %s", v.own(), v.madeBy(), describeTextDiff(bundled, fresh))
-		default:
-			add(path, Differs, "not what the bundled inputs build: %s", describeTextDiff(bundled, fresh))
-		}
-		return nil
-	})
+	rebuilt, err := v.compareRendered(ctx, in, f)
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
@@ -258,19 +221,104 @@ func (v *verifier) rebuild(ctx context.Context) error {
 		return nil
 	}
 	v.rep.Rebuilt = len(rebuilt)
+	v.noteNotRebuilt(rebuilt, f)
+	slices.SortStableFunc(f.found, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
+	v.rep.Problems = append(v.rep.Problems, f.found...)
+	v.checkDecisions(rel)
+	return nil
+}
+
+// rebuildFindings are the problems the rebuild finds, apart from files
+// already named by an earlier check.
+type rebuildFindings struct {
+	named map[string]bool
+	found []Problem
+}
+
+// add notes a problem with path, unless path is already named.
+func (f *rebuildFindings) add(path, kind, format string, args ...any) {
+	if !f.named[path] {
+		f.found = append(f.found, Problem{Path: path, Kind: kind, Detail: fmt.Sprintf(format, args...)})
+	}
+}
+
+// loadInputs evaluates the bundled inputs again. Without ok the rebuild
+// ends, with ctx's error or, when the inputs cannot be evaluated, with
+// that noted as a problem and no error.
+func (v *verifier) loadInputs(ctx context.Context) (in *site.Input, ok bool, err error) {
+	inputs := filepath.Join(v.x.Dir, InputsDir)
+	in, err = loadSite(ctx, inputs)
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return nil, false, ctxErr
+	}
+	if err != nil {
+		// Name files as they are inside the bundle, not in the temporary folder.
+		msg := strings.ReplaceAll(err.Error(), v.x.Dir+string(filepath.Separator), "")
+		v.problem(InputsDir+"/", Unproven, "the bundled inputs cannot be evaluated again: %s", msg)
+		return nil, false, nil
+	}
+	return in, true, nil
+}
+
+// compareRendered builds the site from in and compares each file with the
+// bundled one, noting the differences in f; rebuilt holds the paths built.
+func (v *verifier) compareRendered(ctx context.Context, in *site.Input, f *rebuildFindings) (rebuilt map[string]bool, err error) {
+	rebuilt = map[string]bool{}
+	err = site.Render(in, func(path string, fresh []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rebuilt[path] = true
+		if _, ok := v.x.Sums[path]; !ok {
+			f.add(path, Missing, "the site rebuilt from inputs/ has this file; the bundle does not")
+			return nil
+		}
+		bundled := v.read(path)
+		if bundled == nil || bytes.Equal(bundled, fresh) {
+			return nil
+		}
+		v.noteDifference(f, path, bundled, fresh)
+		return nil
+	})
+	return rebuilt, err
+}
+
+// noteDifference words how a bundled file differs from the rebuilt one:
+// field by field for results, line by line for the rest, and as unproven
+// for a page another releasegate made.
+func (v *verifier) noteDifference(f *rebuildFindings, path string, bundled, fresh []byte) {
+	switch {
+	case strings.HasPrefix(path, ResultsDir+"/") && strings.HasSuffix(path, ".json"):
+		f.add(path, Differs, "%s", describeJSONDiff(bundled, fresh))
+	case path == ReportName:
+		f.add(path, Differs, "%s", describeTextDiff(bundled, fresh))
+	case v.rep.OtherVersion:
+		f.add(path, Unproven, "differs from this releasegate's rebuild (%s), which cannot prove a page made by %s: %s", v.own(), v.madeBy(), describeTextDiff(bundled, fresh))
+	default:
+		f.add(path, Differs, "not what the bundled inputs build: %s", describeTextDiff(bundled, fresh))
+	}
+}
+
+// noteNotRebuilt names the bundled files the rebuild did not write, apart
+// from the manifest, VERSION and the inputs: a results file without its
+// snapshot, or a file that is no part of the site.
+func (v *verifier) noteNotRebuilt(rebuilt map[string]bool, f *rebuildFindings) {
 	for _, p := range slices.Sorted(maps.Keys(v.x.Sums)) {
 		if rebuilt[p] || p == ManifestName || p == VersionName || strings.HasPrefix(p, InputsDir+"/") {
 			continue
 		}
 		if strings.HasPrefix(p, ResultsDir+"/") && strings.HasSuffix(p, ".json") {
 			label := strings.TrimSuffix(strings.TrimPrefix(p, ResultsDir+"/"), ".json")
-			add(p, Differs, "no snapshot %s/outputs/%s.jsonl to recompute it from", InputsDir, label)
+			f.add(p, Differs, "no snapshot %s/outputs/%s.jsonl to recompute it from", InputsDir, label)
 			continue
 		}
-		add(p, Extra, "not part of the site the bundled inputs build: no page, script or asset of that name is written by releasegate")
+		f.add(p, Extra, "not part of the site the bundled inputs build: no page, script or asset of that name is written by releasegate")
 	}
-	slices.SortStableFunc(found, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
-	v.rep.Problems = append(v.rep.Problems, found...)
+}
+
+// checkDecisions sets, for each snapshot, the decision recomputed from the
+// inputs beside the one its bundled results file records.
+func (v *verifier) checkDecisions(rel *evaluator.Release) {
 	for _, s := range rel.Snapshots {
 		check := SnapshotCheck{Label: s.Label(), Recomputed: s.Result.Decision}
 		if bundled := v.read(ResultsDir + "/" + s.Label() + ".json"); bundled != nil {
@@ -283,7 +331,6 @@ func (v *verifier) rebuild(ctx context.Context) error {
 		}
 		v.rep.Snapshots = append(v.rep.Snapshots, check)
 	}
-	return nil
 }
 
 func (v *verifier) madeBy() string {

@@ -133,68 +133,92 @@ func lines(s []byte) []string {
 // edits returns a shortest edit script from a to b: the common prefix and
 // suffix kept, the middle aligned by a longest common subsequence.
 func edits(a, b []string) []op {
-	prefix := 0
-	for prefix < len(a) && prefix < len(b) && a[prefix] == b[prefix] {
-		prefix++
-	}
-	suffix := 0
-	for suffix < len(a)-prefix && suffix < len(b)-prefix && a[len(a)-1-suffix] == b[len(b)-1-suffix] {
-		suffix++
-	}
+	prefix, suffix := commonEnds(a, b)
 	am, bm := a[prefix:len(a)-suffix], b[prefix:len(b)-suffix]
-
-	var ops []op
-	i, j := 0, 0 // lines of a and b emitted so far
-	emit := func(kind byte, text string) {
-		ops = append(ops, op{kind: kind, text: text, aLine: i + 1, bLine: j + 1})
-		if kind != '+' {
-			i++
-		}
-		if kind != '-' {
-			j++
-		}
-	}
+	s := &script{}
 	for _, l := range a[:prefix] {
-		emit(' ', l)
+		s.emit(' ', l)
 	}
 	if len(am)*len(bm) > maxCells {
 		for _, l := range am {
-			emit('-', l)
+			s.emit('-', l)
 		}
 		for _, l := range bm {
-			emit('+', l)
+			s.emit('+', l)
 		}
 	} else {
-		// lcs[x][y] is the length of a longest common subsequence of
-		// am[x:] and bm[y:].
-		w := len(bm) + 1
-		lcs := make([]int32, (len(am)+1)*w)
-		for x := len(am) - 1; x >= 0; x-- {
-			for y := len(bm) - 1; y >= 0; y-- {
-				if am[x] == bm[y] {
-					lcs[x*w+y] = lcs[(x+1)*w+y+1] + 1
-				} else {
-					lcs[x*w+y] = max(lcs[(x+1)*w+y], lcs[x*w+y+1])
-				}
-			}
-		}
-		x, y := 0, 0
-		for x < len(am) || y < len(bm) {
-			switch {
-			case x < len(am) && y < len(bm) && am[x] == bm[y]:
-				emit(' ', am[x])
-				x, y = x+1, y+1
-			case y == len(bm) || (x < len(am) && lcs[(x+1)*w+y] >= lcs[x*w+y+1]):
-				emit('-', am[x])
-				x++
-			default:
-				emit('+', bm[y])
-				y++
-			}
-		}
+		s.align(am, bm)
 	}
 	for _, l := range a[len(a)-suffix:] {
-		emit(' ', l)
+		s.emit(' ', l)
 	}
-	return ops
+	return s.ops
+}
+
+// commonEnds counts the lines a and b share at their start and, of the
+// rest, at their end: only the middle needs aligning.
+func commonEnds(a, b []string) (prefix, suffix int) {
+	for prefix < len(a) && prefix < len(b) && a[prefix] == b[prefix] {
+		prefix++
+	}
+	for suffix < len(a)-prefix && suffix < len(b)-prefix && a[len(a)-1-suffix] == b[len(b)-1-suffix] {
+		suffix++
+	}
+	return prefix, suffix
+}
+
+// script is an edit script being written, with the lines of a and b
+// emitted so far, which number the next op.
+type script struct {
+	ops  []op
+	i, j int
+}
+
+// emit appends an op: ' ' keeps a line, '-' removes one of a, '+' adds
+// one of b.
+func (s *script) emit(kind byte, text string) {
+	s.ops = append(s.ops, op{kind: kind, text: text, aLine: s.i + 1, bLine: s.j + 1})
+	if kind != '+' {
+		s.i++
+	}
+	if kind != '-' {
+		s.j++
+	}
+}
+
+// align emits the ops that turn am into bm along a longest common
+// subsequence, removals before additions where the two tie.
+func (s *script) align(am, bm []string) {
+	lcs, w := lcsLengths(am, bm)
+	x, y := 0, 0
+	for x < len(am) || y < len(bm) {
+		switch {
+		case x < len(am) && y < len(bm) && am[x] == bm[y]:
+			s.emit(' ', am[x])
+			x, y = x+1, y+1
+		case y == len(bm) || (x < len(am) && lcs[(x+1)*w+y] >= lcs[x*w+y+1]):
+			s.emit('-', am[x])
+			x++
+		default:
+			s.emit('+', bm[y])
+			y++
+		}
+	}
+}
+
+// lcsLengths is the table align walks: lcs[x*w+y] is the length of a
+// longest common subsequence of am[x:] and bm[y:].
+func lcsLengths(am, bm []string) (lcs []int32, w int) {
+	w = len(bm) + 1
+	lcs = make([]int32, (len(am)+1)*w)
+	for x := len(am) - 1; x >= 0; x-- {
+		for y := len(bm) - 1; y >= 0; y-- {
+			if am[x] == bm[y] {
+				lcs[x*w+y] = lcs[(x+1)*w+y+1] + 1
+			} else {
+				lcs[x*w+y] = max(lcs[(x+1)*w+y], lcs[x*w+y+1])
+			}
+		}
+	}
+	return lcs, w
 }

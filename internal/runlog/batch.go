@@ -143,62 +143,86 @@ func (r *reader) openAIBody(b *openAIBody) error {
 			b.err, err = r.apiError()
 			b.hasErr = b.err != ""
 		case "choices":
-			if null, err := r.isNull(); null || err != nil {
-				return err
-			}
-			err = r.elements(func(i int) error {
-				if i > 0 {
-					return r.skip() // only the first choice is the answer
-				}
-				return r.members(func(name []byte) error {
-					if string(name) != "message" {
-						return r.skip()
-					}
-					if null, err := r.isNull(); null || err != nil {
-						return err
-					}
-					return r.members(func(name []byte) error {
-						if string(name) != "tool_calls" {
-							return r.skip()
-						}
-						if null, err := r.isNull(); null || err != nil {
-							return err
-						}
-						var err error
-						b.calls, err = r.strictCalls(`{"type": "function", "function": {"name": …, "arguments": …}}`)
-						return err
-					})
-				})
-			})
+			err = r.openAIChoices(b)
 		case "output":
-			if null, err := r.isNull(); null || err != nil {
-				return err
-			}
-			err = r.elements(func(int) error {
-				it, err := r.readCallItem()
-				if err != nil || it.typ != "function_call" {
-					return err
-				}
-				c, err := r.call(it)
-				b.calls = append(b.calls, c)
-				return err
-			})
+			err = r.openAIOutput(b)
 		case "usage":
-			if null, err := r.isNull(); null || err != nil {
-				return err
+			err = r.openAIUsage(b)
+		default:
+			err = r.skip()
+		}
+		return err
+	})
+}
+
+// openAIChoices reads a Chat Completion's choices (or null): the tool
+// calls of the first choice's message, which is the answer.
+func (r *reader) openAIChoices(b *openAIBody) error {
+	if null, err := r.isNull(); null || err != nil {
+		return err
+	}
+	return r.elements(func(i int) error {
+		if i > 0 {
+			return r.skip() // only the first choice is the answer
+		}
+		return r.members(func(name []byte) error {
+			if string(name) != "message" {
+				return r.skip()
 			}
-			err = r.members(func(name []byte) error {
-				var err error
-				switch string(name) {
-				case "prompt_tokens", "input_tokens":
-					b.in, err = r.decimal()
-				case "completion_tokens", "output_tokens":
-					b.out, err = r.decimal()
-				default:
-					err = r.skip()
-				}
-				return err
-			})
+			return r.openAIMessage(b)
+		})
+	})
+}
+
+// openAIMessage reads a choice's message (or null), keeping its
+// tool_calls, every one of which must be a tool call.
+func (r *reader) openAIMessage(b *openAIBody) error {
+	if null, err := r.isNull(); null || err != nil {
+		return err
+	}
+	return r.members(func(name []byte) error {
+		if string(name) != "tool_calls" {
+			return r.skip()
+		}
+		if null, err := r.isNull(); null || err != nil {
+			return err
+		}
+		var err error
+		b.calls, err = r.strictCalls(`{"type": "function", "function": {"name": …, "arguments": …}}`)
+		return err
+	})
+}
+
+// openAIOutput reads a Response's output items (or null), keeping the
+// function calls.
+func (r *reader) openAIOutput(b *openAIBody) error {
+	if null, err := r.isNull(); null || err != nil {
+		return err
+	}
+	return r.elements(func(int) error {
+		it, err := r.readCallItem()
+		if err != nil || it.typ != "function_call" {
+			return err
+		}
+		c, err := r.call(it)
+		b.calls = append(b.calls, c)
+		return err
+	})
+}
+
+// openAIUsage reads the usage (or null) under the names of either API:
+// prompt and completion tokens, or input and output tokens.
+func (r *reader) openAIUsage(b *openAIBody) error {
+	if null, err := r.isNull(); null || err != nil {
+		return err
+	}
+	return r.members(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "prompt_tokens", "input_tokens":
+			b.in, err = r.decimal()
+		case "completion_tokens", "output_tokens":
+			b.out, err = r.decimal()
 		default:
 			err = r.skip()
 		}
@@ -272,109 +296,154 @@ func (r *reader) apiError() (string, error) {
 
 func readAnthropicBatch(im *importer) error {
 	return readJSONLines(im, func(r *reader, at int64) error {
-		rec := &record{at: at, idDoc: r.doc}
-		var hasID, hasResult bool
-		var typ, errText string
-		var typeOff int64
-		var typeField string
-		var in, out *Decimal
-		err := r.members(func(name []byte) error {
-			var err error
-			switch string(name) {
-			case "custom_id":
-				hasID = true
-				err = r.batchID(rec)
-			case "result":
-				hasResult = true
-				err = r.members(func(name []byte) error {
-					var err error
-					switch string(name) {
-					case "type":
-						typeOff, typeField = r.here(), r.field()
-						typ, _, err = r.optStr()
-					case "error":
-						errText, err = r.anthropicError()
-					case "message":
-						if null, err := r.isNull(); null || err != nil {
-							return err
-						}
-						err = r.members(func(name []byte) error {
-							var err error
-							switch string(name) {
-							case "model":
-								rec.model, _, err = r.optStr()
-							case "content":
-								if null, err := r.isNull(); null || err != nil {
-									return err
-								}
-								err = r.elements(func(int) error {
-									it, err := r.readCallItem()
-									if err != nil || it.typ != "tool_use" {
-										return err
-									}
-									c, err := r.call(it)
-									rec.calls = append(rec.calls, c)
-									return err
-								})
-							case "usage":
-								if null, err := r.isNull(); null || err != nil {
-									return err
-								}
-								err = r.members(func(name []byte) error {
-									var err error
-									switch string(name) {
-									case "input_tokens":
-										in, err = r.decimal()
-									case "output_tokens":
-										out, err = r.decimal()
-									default:
-										err = r.skip()
-									}
-									return err
-								})
-							default:
-								err = r.skip()
-							}
-							return err
-						})
-					default:
-						err = r.skip()
-					}
-					return err
-				})
-			default:
-				err = r.skip()
-			}
-			return err
-		})
-		if err != nil {
+		l := &anthropicLine{rec: &record{at: at, idDoc: r.doc}}
+		if err := r.anthropicLine(l); err != nil {
 			return err
 		}
-		if !hasID {
+		if !l.hasID {
 			return missingID(r, at)
 		}
-		if !hasResult {
+		if !l.hasResult {
 			return &problem{doc: r.doc, off: at, field: "result", msg: "missing: each line holds the result of one request"}
 		}
-		switch typ {
-		case "succeeded":
-		case "errored":
-			rec.failed = "errored: " + firstLine(errText, "the request failed")
-		case "expired":
-			rec.failed = "expired: the batch ended before the request was processed"
-		case "canceled":
-			rec.failed = "canceled: the batch was canceled before the request was processed"
-		case "":
-			return &problem{doc: r.doc, off: at, field: "result.type", msg: "missing: expected succeeded, errored, expired or canceled"}
-		default:
-			return &problem{doc: r.doc, off: typeOff, field: typeField, msg: fmt.Sprintf("unknown result type %q: expected succeeded, errored, expired or canceled", typ)}
+		if err := l.settle(r, at); err != nil {
+			return err
 		}
-		if rec.failed != "" {
-			rec.calls, rec.model = nil, ""
-		}
-		rec.cost = im.priced(in, out)
-		return im.add(rec)
+		l.rec.cost = im.priced(l.in, l.out)
+		return im.add(l.rec)
 	})
+}
+
+// anthropicLine is what the importer reads of one line of an Anthropic
+// batch's results: the record, and what decides whether it failed.
+type anthropicLine struct {
+	rec              *record
+	hasID, hasResult bool
+	typ, errText     string // result.type and result.error
+	typeOff          int64  // where result.type is, for messages
+	typeField        string
+	in, out          *Decimal // tokens used
+}
+
+// anthropicLine reads one line: {custom_id, result}.
+func (r *reader) anthropicLine(l *anthropicLine) error {
+	return r.members(func(name []byte) error {
+		switch string(name) {
+		case "custom_id":
+			l.hasID = true
+			return r.batchID(l.rec)
+		case "result":
+			l.hasResult = true
+			return r.anthropicResult(l)
+		}
+		return r.skip()
+	})
+}
+
+// anthropicResult reads a result: {type, error, message}.
+func (r *reader) anthropicResult(l *anthropicLine) error {
+	return r.members(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "type":
+			l.typeOff, l.typeField = r.here(), r.field()
+			l.typ, _, err = r.optStr()
+		case "error":
+			l.errText, err = r.anthropicError()
+		case "message":
+			err = r.anthropicMessage(l)
+		default:
+			err = r.skip()
+		}
+		return err
+	})
+}
+
+// anthropicMessage reads a succeeded result's message (or null): the
+// model, the tool_use blocks of its content, and its usage.
+func (r *reader) anthropicMessage(l *anthropicLine) error {
+	if null, err := r.isNull(); null || err != nil {
+		return err
+	}
+	return r.members(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "model":
+			l.rec.model, _, err = r.optStr()
+		case "content":
+			err = r.anthropicContent(l.rec)
+		case "usage":
+			err = r.anthropicUsage(l)
+		default:
+			err = r.skip()
+		}
+		return err
+	})
+}
+
+// anthropicContent reads a message's content blocks (or null), keeping the
+// tool calls.
+func (r *reader) anthropicContent(rec *record) error {
+	if null, err := r.isNull(); null || err != nil {
+		return err
+	}
+	return r.elements(func(int) error {
+		it, err := r.readCallItem()
+		if err != nil || it.typ != "tool_use" {
+			return err
+		}
+		c, err := r.call(it)
+		rec.calls = append(rec.calls, c)
+		return err
+	})
+}
+
+// anthropicUsage reads a message's usage (or null): the tokens in and out.
+func (r *reader) anthropicUsage(l *anthropicLine) error {
+	if null, err := r.isNull(); null || err != nil {
+		return err
+	}
+	return r.members(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "input_tokens":
+			l.in, err = r.decimal()
+		case "output_tokens":
+			l.out, err = r.decimal()
+		default:
+			err = r.skip()
+		}
+		return err
+	})
+}
+
+// anthropicFailures words the result types of a request that was not
+// processed; errored is worded with its error.
+var anthropicFailures = map[string]string{
+	"expired":  "expired: the batch ended before the request was processed",
+	"canceled": "canceled: the batch was canceled before the request was processed",
+}
+
+// settle marks the record failed for a result that did not succeed, which
+// then has neither calls nor model, and refuses a missing or unknown type.
+func (l *anthropicLine) settle(r *reader, at int64) error {
+	switch l.typ {
+	case "succeeded":
+	case "errored":
+		l.rec.failed = "errored: " + firstLine(l.errText, "the request failed")
+	case "":
+		return &problem{doc: r.doc, off: at, field: "result.type", msg: "missing: expected succeeded, errored, expired or canceled"}
+	default:
+		failed, known := anthropicFailures[l.typ]
+		if !known {
+			return &problem{doc: r.doc, off: l.typeOff, field: l.typeField, msg: fmt.Sprintf("unknown result type %q: expected succeeded, errored, expired or canceled", l.typ)}
+		}
+		l.rec.failed = failed
+	}
+	if l.rec.failed != "" {
+		l.rec.calls, l.rec.model = nil, ""
+	}
+	return nil
 }
 
 // anthropicError reads an errored result's error, an ErrorResponse

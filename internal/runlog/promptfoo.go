@@ -255,20 +255,7 @@ func (r *reader) promptfooResult() (*pfResult, error) {
 		case "promptIdx":
 			res.promptIdx, _, err = r.optNum()
 		case "testCase":
-			if null, err := r.isNull(); null || err != nil {
-				return err
-			}
-			err = r.members(func(name []byte) error {
-				switch string(name) {
-				case "metadata":
-					return r.caseIDIn(res, 0)
-				case "vars":
-					return r.caseIDIn(res, 2)
-				case "description":
-					return r.caseIDText(res, 4)
-				}
-				return r.skip()
-			})
+			err = r.promptfooTestCase(res)
 		case "metadata":
 			err = r.caseIDIn(res, 1)
 		case "vars":
@@ -286,32 +273,59 @@ func (r *reader) promptfooResult() (*pfResult, error) {
 		case "tokenUsage":
 			res.in, res.out, err = r.tokenUsage()
 		case "response":
-			if null, err := r.isNull(); null || err != nil {
-				return err
-			}
-			res.hasResponse = true
-			err = r.members(func(name []byte) error {
-				var err error
-				switch string(name) {
-				case "output":
-					res.calls, err = r.promptfooOutput()
-				case "error":
-					res.responseError, err = r.anyText()
-				case "cost":
-					res.respCost, err = r.decimal()
-				case "tokenUsage":
-					res.respIn, res.respOut, err = r.tokenUsage()
-				default:
-					err = r.skip()
-				}
-				return err
-			})
+			err = r.promptfooResponse(res)
 		default:
 			err = r.skip()
 		}
 		return err
 	})
 	return res, err
+}
+
+// promptfooTestCase reads a result's testCase (or null) for the places
+// a case id may be: its metadata, vars and description, each ranked just
+// before the result's own member of that name (slots 0, 2 and 4 of the
+// result's ids).
+func (r *reader) promptfooTestCase(res *pfResult) error {
+	if null, err := r.isNull(); null || err != nil {
+		return err
+	}
+	return r.members(func(name []byte) error {
+		switch string(name) {
+		case "metadata":
+			return r.caseIDIn(res, 0)
+		case "vars":
+			return r.caseIDIn(res, 2)
+		case "description":
+			return r.caseIDText(res, 4)
+		}
+		return r.skip()
+	})
+}
+
+// promptfooResponse reads a result's response (or null): the answer's
+// tool calls, its error, and its cost and tokens.
+func (r *reader) promptfooResponse(res *pfResult) error {
+	if null, err := r.isNull(); null || err != nil {
+		return err
+	}
+	res.hasResponse = true
+	return r.members(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "output":
+			res.calls, err = r.promptfooOutput()
+		case "error":
+			res.responseError, err = r.anyText()
+		case "cost":
+			res.respCost, err = r.decimal()
+		case "tokenUsage":
+			res.respIn, res.respOut, err = r.tokenUsage()
+		default:
+			err = r.skip()
+		}
+		return err
+	})
 }
 
 // promptfooProvider reads a result's provider: {id, label}, or a plain
