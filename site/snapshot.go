@@ -224,10 +224,12 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	if slowCount > 0 {
 		slowText = fmt.Sprintf("%d %s slower than the limit, drawn in orange", slowCount, plural(slowCount, "output is", "outputs are"))
 	}
-	p.LatencyNote = fmt.Sprintf("One bar per case. p95 latency is not gated. p95 of this snapshot: %s.", p.Card.P95)
+	cov := coverageOf(s)
+	p95, avgCost := p95Text(s, cov), avgCostText(s, cov)
+	p.LatencyNote = fmt.Sprintf("One bar per case. p95 latency is not gated. p95 of this snapshot: %s.", p95)
 	if latencyGated {
 		p.LatencyNote = fmt.Sprintf("One bar per case. The dashed line is the p95 limit of %s; %s. p95 of this snapshot: %s.",
-			ms(latencyLimit), slowText, p.Card.P95)
+			ms(latencyLimit), slowText, p95)
 	}
 	nLatencies, nCosts := measured(s)
 	if few := p95Note(nLatencies); few != "" {
@@ -244,10 +246,10 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 		p.LatencyNote += " With trials, a case's bar is the slowest of its measured trials."
 	}
 	costLines := limitLines(costGate, g, "limit on the average ")
-	p.CostNote = fmt.Sprintf("One bar per case. The average cost is not gated; the average of this snapshot is %s.", p.Card.AvgCost)
+	p.CostNote = fmt.Sprintf("One bar per case. The average cost is not gated; the average of this snapshot is %s.", avgCost)
 	if costLimit, on := costGate.Limit(g); on {
 		p.CostNote = fmt.Sprintf("One bar per case. The dashed line is the limit of %s on the average cost; the average of this snapshot is %s.",
-			usd(costLimit), p.Card.AvgCost)
+			usd(costLimit), avgCost)
 	}
 	if nCosts > 0 {
 		p.CostNote += fmt.Sprintf(" The average is of %s %s.", count(nCosts), plural(nCosts, "answer", "answers"))
