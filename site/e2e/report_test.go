@@ -985,8 +985,8 @@ type rowDumps struct {
 // drawn the first page of rows from the data files, each row has the
 // same elements, attributes, classes and text as the row the page's
 // template wrote for the same case. Between them the rows cover passing
-// and failing cases, outputs over a limit, cases without output and
-// trial strips.
+// and failing cases, latencies and costs over their limits, cases
+// without output or measure, and trial strips.
 func TestLoadedRowsMatchTheTemplate(t *testing.T) {
 	t.Parallel()
 	shared.needBrowser(t)
@@ -994,13 +994,16 @@ func TestLoadedRowsMatchTheTemplate(t *testing.T) {
 	if err := gensuite.Write(sampleData, plain, 240); err != nil {
 		t.Fatal(err)
 	}
-	// A case without output and one whose output measured nothing.
+	// A case without output, one whose output measured nothing and one
+	// dearer than the limit on the average cost.
 	if err := editOutputs(filepath.Join(plain, "outputs", "candidate-v2.jsonl"), func(o map[string]any) bool {
 		switch o["case_id"] {
 		case gensuite.ID(1):
 			return false
 		case gensuite.ID(2):
 			o["latency_ms"], o["cost_usd"] = nil, nil
+		case gensuite.ID(3):
+			o["cost_usd"] = 0.5
 		}
 		return true
 	}); err != nil {
@@ -1044,7 +1047,8 @@ func TestLoadedRowsMatchTheTemplate(t *testing.T) {
 					t.Errorf("%s: the template writes\n%s\nthe script draws\n%s", d.IDs[i], d.Written[i], d.Shown[i])
 				}
 				for what, mark := range map[string]string{
-					"passing": `data-result="pass"`, "failing": `data-result="fail"`, "over a limit": `over"`,
+					"passing": `data-result="pass"`, "failing": `data-result="fail"`,
+					"latency over its limit": `class="num over" data-label="Latency"`, "cost over its limit": `class="num over" data-label="Cost"`,
 					"no output": "text no output", "nothing measured": "text not measured", "trials": `trial-strip`, "details to search": "data-search=",
 				} {
 					if strings.Contains(d.Written[i], mark) {
@@ -1057,7 +1061,7 @@ func TestLoadedRowsMatchTheTemplate(t *testing.T) {
 			}
 		})
 	}
-	for _, what := range []string{"passing", "failing", "over a limit", "no output", "nothing measured", "trials", "details to search"} {
+	for _, what := range []string{"passing", "failing", "latency over its limit", "cost over its limit", "no output", "nothing measured", "trials", "details to search"} {
 		if !seen[what] {
 			t.Errorf("no compared row shows %s", what)
 		}
