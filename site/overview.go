@@ -147,14 +147,7 @@ func cardMeasures(s *evaluator.Snapshot, cov coverage) []CardMeasure {
 		if g.Spec.Drivers == decide.CostliestOutputs && g.Measured() {
 			m.Value = perAnswer(m.Value)
 		}
-		if g.Spec.Drivers == decide.SlowestOutputs || g.Spec.Drivers == decide.CostliestOutputs {
-			value := m.Value
-			if !g.Measured() {
-				value = ""
-			}
-			m.Value = measuredText(value, cov, map[bool]int{true: cov.Latencies, false: cov.Costs}[g.Spec.Drivers == decide.SlowestOutputs],
-				map[bool]string{true: "latency", false: "cost"}[g.Spec.Drivers == decide.SlowestOutputs])
-		}
+		m.Value = gateCoverage(g, m.Value, cov)
 		if iv := g.Interval; iv != nil {
 			m.Interval = g.Level.Percent() + " interval " + intervalText(stats.RoundDecimals(iv.Lo, 6), stats.RoundDecimals(iv.Hi, 6))
 		}
