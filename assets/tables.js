@@ -244,35 +244,53 @@
     return { passed: passed, flaky: flaky, nodes: nodes, text: marks.map(function (m) { return m.textContent; }).join("") + " " + passed + "/" + k + (flaky ? " ~ flaky" : "") };
   }
 
+  // fieldReader reads the rows of data/snapshots/<label>.js by name:
+  // table.fields names each row's values in order (site.CaseFields), so
+  // no position is written here. A value a row leaves off reads as null;
+  // a name the file does not list is a mistake and throws.
+  function fieldReader(fields) {
+    var at = {};
+    fields.forEach(function (name, i) { at[name] = i; });
+    return function (row, name) {
+      if (!at.hasOwnProperty(name)) throw new Error("the case data has no field " + name);
+      var v = row[at[name]];
+      return v === undefined ? null : v;
+    };
+  }
+
   // recordsFromData makes every record of a snapshot from data/cases.js
   // and data/snapshots/<label>.js, failing cases first as the page does.
   // Its row is the one the page writes for the same case, trial strip
   // included, so a table looks the same however many rows it has.
-  function recordsFromData(cases, rows, root, label, columns) {
+  function recordsFromData(cases, table, root, label, columns) {
+    var get = fieldReader(table.fields), rows = table.rows;
     var failing = [], passing = [];
-    rows.forEach(function (r, i) { (r[0] ? passing : failing).push(i); });
+    rows.forEach(function (r, i) { (get(r, "passed") ? passing : failing).push(i); });
     var withTrials = columns.some(function (col) { return col.key === "trials"; });
     return failing.concat(passing).map(function (i, position) {
       var r = rows[i], id = cases.ids[i], title = cases.titles[i];
       var rank = +cases.severity.charAt(i), severity = SEVERITIES[rank];
-      var passed = r[0] === 1;
-      var strip = withTrials && r[8] ? trialStrip(r[8]) : null;
+      var passed = !!get(r, "passed"), codes = get(r, "codes"), search = get(r, "search");
+      var latency = get(r, "latency"), latencySort = get(r, "latencySort");
+      var cost = get(r, "cost"), costSort = get(r, "costSort");
+      var trials = get(r, "trials");
+      var strip = withTrials && trials ? trialStrip(trials) : null;
       var values = {
         "case": id.toLowerCase(), title: title.toLowerCase(), severity: rank, result: passed ? "pass" : "fail",
-        trials: strip ? strip.passed : null, codes: r[1].toLowerCase(), latency: numberOrNull(r[3]), cost: numberOrNull(r[5])
+        trials: strip ? strip.passed : null, codes: codes.toLowerCase(), latency: numberOrNull(latencySort), cost: numberOrNull(costSort)
       };
       var rec = {
         position: position,
         result: passed ? "pass" : "fail",
         severity: severity,
         flaky: strip ? String(strip.flaky) : "",
-        text: [id, title, severity, passed ? "pass" : "fail", strip ? strip.text : "", r[1], r[4], r[6], r[2]].join(" ").toLowerCase(),
+        text: [id, title, severity, passed ? "pass" : "fail", strip ? strip.text : "", codes, latency, cost, search].join(" ").toLowerCase(),
         keys: columns.map(function (col) { return values.hasOwnProperty(col.key) ? values[col.key] : null; }),
         row: null
       };
       rec.make = function () {
         var attrs = { "data-result": rec.result, "data-severity": severity };
-        if (r[2]) attrs["data-search"] = r[2];
+        if (search) attrs["data-search"] = search;
         if (strip) attrs["data-flaky"] = rec.flaky;
         var tr = el("tr", attrs);
         var th = idCell(id, el("a", { href: resultHref(root, cases, label, i) }, [id]));
@@ -283,9 +301,9 @@
         if (withTrials) {
           tr.appendChild(strip ? el("td", { "class": "trials", "data-label": "Trials", "data-value": String(strip.passed) }, strip.nodes) : el("td"));
         }
-        tr.appendChild(el("td", r[1] ? { "data-label": "What went wrong" } : null, [r[1]]));
-        tr.appendChild(cell(r[4], { "class": "num", "data-label": "Latency", "data-value": r[3] === null ? "" : String(r[3]) }, r[7] & 1, "over the p95 limit"));
-        tr.appendChild(cell(r[6], { "class": "num", "data-label": "Cost", "data-value": r[5] === null ? "" : String(r[5]) }, r[7] & 2, "over the limit on the average"));
+        tr.appendChild(el("td", codes ? { "data-label": "What went wrong" } : null, [codes]));
+        tr.appendChild(cell(latency, { "class": "num", "data-label": "Latency", "data-value": latencySort === null ? "" : String(latencySort) }, get(r, "latencyOver"), "over the p95 limit"));
+        tr.appendChild(cell(cost, { "class": "num", "data-label": "Cost", "data-value": costSort === null ? "" : String(costSort) }, get(r, "costOver"), "over the limit on the average"));
         return tr;
       };
       return rec;
@@ -440,7 +458,7 @@
       var root = table.getAttribute("data-root") || "";
       loadScripts(srcs, function (ok) {
         var d = data(), cases = d.cases, rows = d["snapshot:" + label];
-        if (ok && cases && rows && rows.length === cases.ids.length) {
+        if (ok && cases && rows && rows.fields && rows.rows && rows.rows.length === cases.ids.length) {
           records = recordsFromData(cases, rows, root, label, columns);
           complete = true;
         } else {

@@ -3,6 +3,7 @@ package site
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,6 +52,55 @@ func TestSiteShowsAnAddedGate(t *testing.T) {
 	}
 	if !containsText(findAll(overview, sel("p")), "REVIEW when latency or cost or stability is over its limit") {
 		t.Error("overview: the decision rule does not name the new gate")
+	}
+	// The latest snapshot's verdict lists the gate, with its value.
+	latest := rel.Snapshots[len(rel.Snapshots)-1]
+	lg, _ := latest.Result.Gate("flaky_cases")
+	if !containsText(findAll(overview, within(sel("ul", class("verdict-gates")), sel("li"))), "Stability (flaky cases) "+lg.ObservedText()) {
+		t.Error("overview: the verdict does not list the new gate")
+	}
+	// Each card of the latest snapshots shows the gate's value under
+	// its label, after the shipped gates.
+	cards := findAll(overview, sel("li", class("card")))
+	if len(cards) == 0 {
+		t.Fatal("overview: no snapshot cards")
+	}
+	for k, card := range cards {
+		s := rel.Snapshots[len(rel.Snapshots)-1-k]
+		g, _ := s.Result.Gate("flaky_cases")
+		var dts, dds []string
+		for _, d := range findAll(card, within(sel("dl", class("metrics")), sel("div"))) {
+			for _, n := range findAll(d, sel("dt")) {
+				dts = append(dts, textOf(n))
+			}
+			for _, n := range findAll(d, sel("dd")) {
+				dds = append(dds, textOf(n))
+			}
+		}
+		want := []string{"Pass rate", "Critical failures", "p95 latency", "Average cost", "Flaky cases"}
+		if !slices.Equal(dts, want) {
+			t.Errorf("overview: the card of %s heads %q, want %q", s.Label(), dts, want)
+			continue
+		}
+		if dds[len(dds)-1] != g.ObservedText() {
+			t.Errorf("overview: the card of %s shows %q flaky cases, want %q", s.Label(), dds[len(dds)-1], g.ObservedText())
+		}
+	}
+	// The table of every snapshot has the gate's column, a value per
+	// snapshot, newest first.
+	heads := findAll(overview, within(sel("table", class("history-table")), sel("th", hasAttr("scope", "col"))))
+	if !containsText(heads, "Flaky cases") {
+		t.Error("overview: the table of every snapshot has no column for the new gate")
+	}
+	cells := findAll(overview, within(sel("table", class("history-table")), sel("td", hasAttr("data-label", "Flaky cases"))))
+	if len(cells) != len(rel.Snapshots) {
+		t.Fatalf("overview: %d cells of the new gate for %d snapshots", len(cells), len(rel.Snapshots))
+	}
+	for k, c := range cells {
+		s := rel.Snapshots[len(rel.Snapshots)-1-k]
+		if g, _ := s.Result.Gate("flaky_cases"); textOf(c) != g.ObservedText() {
+			t.Errorf("overview: %s's flaky cases read %q, want %q", s.Label(), textOf(c), g.ObservedText())
+		}
 	}
 	// The snapshot page has its row, and explains its failure.
 	page := parsePage(t, out, snapshotPath(failed))

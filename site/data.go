@@ -3,6 +3,7 @@ package site
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -205,13 +206,6 @@ func statusLetters(s *evaluator.Snapshot) string {
 	return string(b)
 }
 
-// snapshotRow is one case of data/snapshots/<label>.js, as the case table
-// shows it: passed (1 or 0), failure codes, failure details, latency
-// (exact literal, or null without output) and its text, cost and its
-// text, and which of them are over their limit (1 latency, 2 cost). A
-// snapshot with trials adds a ninth member, a rowTrials.
-type snapshotRow []any
-
 // rowTrials is a case's trials for the table's trial strip, one string
 // per trial: "" passed, "-" no output, else its failure codes.
 type rowTrials []string
@@ -233,30 +227,109 @@ func newRowTrials(s *TrialStrip) rowTrials {
 	return out
 }
 
+// decimal is an exact decimal literal, written into the data as a JSON
+// string, or null when empty (nothing measured): the script writes it
+// into the row as it stands, as the page does, and parses it to sort.
+type decimal string
+
+func (d decimal) MarshalJSON() ([]byte, error) {
+	if d == "" {
+		return []byte("null"), nil
+	}
+	return json.Marshal(string(d))
+}
+
+// rowField is one field of CaseFields as a data file writes it.
+type rowField struct {
+	name      string
+	index     int
+	omitEmpty bool
+}
+
+// caseFields are the fields of CaseFields in order, named by their JSON
+// tags: the names are written once, not once in Go and once in the
+// script.
+var caseFields = func() []rowField {
+	t := reflect.TypeFor[CaseFields]()
+	out := make([]rowField, t.NumField())
+	for i := range out {
+		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out[i] = rowField{name: name, index: i, omitEmpty: opts == "omitempty"}
+	}
+	return out
+}()
+
+// rowTable is the case rows of data/snapshots/<label>.js, written as
+// {"fields":[names],"rows":[[values]...]}: each row an array of its
+// values in the order of fields, which is compact for thousands of rows
+// and lets the script read each value by name. A bool is written as 1 or
+// 0; a row ends before its trailing empty fields that omit empties (the
+// trials, without trials), which the script reads as null.
+type rowTable []CaseFields
+
+func (t rowTable) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"fields":[`)
+	for i, f := range caseFields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, err := json.Marshal(f.name)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(name)
+	}
+	b.WriteString(`],"rows":[`)
+	for i := range t {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := writeRow(&b, reflect.ValueOf(&t[i]).Elem()); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteString("]}")
+	return b.Bytes(), nil
+}
+
+// writeRow writes one row's values as a JSON array.
+func writeRow(b *bytes.Buffer, row reflect.Value) error {
+	n := len(caseFields)
+	for n > 0 && caseFields[n-1].omitEmpty && row.Field(caseFields[n-1].index).IsZero() {
+		n--
+	}
+	b.WriteByte('[')
+	for i, f := range caseFields[:n] {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		v := row.Field(f.index)
+		if v.Kind() == reflect.Bool {
+			if v.Bool() {
+				b.WriteByte('1')
+			} else {
+				b.WriteByte('0')
+			}
+			continue
+		}
+		j, err := json.Marshal(v.Interface())
+		if err != nil {
+			return err
+		}
+		b.Write(j)
+	}
+	b.WriteByte(']')
+	return nil
+}
+
 // snapshotData is data/snapshots/<label>.js: every row of a case table
-// too large to write into its page.
+// too large to write into its page, in suite order.
 func (v *view) snapshotData(s *evaluator.Snapshot) ([]byte, error) {
 	rows := v.snapshotRows(s)
-	out := make([]snapshotRow, len(rows))
-	for i, r := range rows {
-		passed, over := 0, 0
-		if r.Verdict.Class == passVerdict.Class {
-			passed = 1
-		}
-		if r.LatencyOver {
-			over |= 1
-		}
-		if r.CostOver {
-			over |= 2
-		}
-		var lat, cost any
-		if r.LatencySort != "" {
-			lat, cost = json.Number(r.LatencySort), json.Number(r.CostSort)
-		}
-		out[i] = snapshotRow{passed, r.Codes, r.Search, lat, r.Latency, cost, r.Cost, over}
-		if r.Strip != nil {
-			out[i] = append(out[i], newRowTrials(r.Strip))
-		}
+	out := make(rowTable, len(rows))
+	for i := range rows {
+		out[i] = rows[i].CaseFields
 	}
 	return dataScript("snapshot:"+s.Label(), out)
 }

@@ -68,15 +68,17 @@ func hugoSite(in *Input, data, dir string) error {
 		if err != nil {
 			return err
 		}
-		var gates []map[string]any
+		var gates, measures []map[string]any
+		for _, m := range page.Card.Measures {
+			measures = append(measures, map[string]any{"heading": m.Heading, "value": m.Value})
+		}
 		for _, g := range page.Gates {
 			gates = append(gates, map[string]any{"name": g.Name, "observed": g.Observed, "threshold": g.Threshold, "margin": g.Margin, "verdict": string(g.Verdict.HTML)})
 		}
 		files["content/snapshots/"+s.Label()+"/_index.md"] = hugoPage(map[string]any{
 			"title": "Snapshot " + s.Label(), "weight": k + 1, "label": s.Label(),
 			"badge": string(page.Card.Badge.HTML), "reason": page.Card.Reason, "counts": page.Counts,
-			"functional": page.Card.Functional, "passrate": page.Card.PassRate, "p95": page.Card.P95, "avgcost": page.Card.AvgCost,
-			"gates": gates,
+			"measures": measures, "gates": gates,
 		}, "")
 		for i := range rel.Suite.Cases {
 			files["content/snapshots/"+s.Label()+"/"+rel.Suite.Cases[i].ID+".md"] = hugoDrilldown(v.drilldown(s, i), i, failureCodes(s.Result.Cases[i].Failures))
@@ -395,7 +397,7 @@ var hugoLayouts = map[string]string{
 <div class="page-head">
 <h1>{{ .Title }} {{ .Params.badge | safeHTML }}</h1>
 <p class="lead">{{ .Params.reason }}</p>
-<p>{{ .Params.counts }} · functional {{ .Params.functional }} ({{ .Params.passrate }}) · p95 {{ .Params.p95 }} · average cost {{ .Params.avgcost }}</p>
+<p>{{ .Params.counts }}{{ range .Params.measures }} · {{ .heading }} {{ .value }}{{ end }}</p>
 </div>
 <section aria-labelledby="gates">
 <h2 id="gates">Gates</h2>
@@ -466,7 +468,7 @@ var hugoLayouts = map[string]string{
 {{- range (site.GetPage "/snapshots").Sections }}
 <article class="card"><h2><a href="{{ .RelPermalink }}">{{ .Params.label }}</a> {{ .Params.badge | safeHTML }}</h2>
 <p>{{ .Params.reason }}</p>
-<dl class="metrics"><div><dt>Functional</dt><dd>{{ .Params.functional }}</dd></div><div><dt>p95</dt><dd>{{ .Params.p95 }}</dd></div><div><dt>Average cost</dt><dd>{{ .Params.avgcost }}</dd></div></dl>
+<dl class="metrics">{{ range .Params.measures }}<div><dt>{{ .heading }}</dt><dd>{{ .value }}</dd></div>{{ end }}</dl>
 </article>
 {{- end }}
 </div>

@@ -22,7 +22,10 @@ type OverviewPage struct {
 	Recent      []SnapshotCard // the latest snapshots, newest first
 	History     []SnapshotCard // every snapshot, newest first
 	HistoryOpen bool           // few enough to show the table unfolded
-	Thresholds  []Threshold
+	// Measures head the gates' columns of the table of every snapshot,
+	// in the order of each card's Measures.
+	Measures   []MeasureHeading
+	Thresholds []Threshold
 	// BlockGates and ReviewGates name the gates that force BLOCK and
 	// REVIEW in the thresholds' lead: "the functional or the safety
 	// gate", "latency or cost".
@@ -82,22 +85,75 @@ type SnapshotCard struct {
 	ResultsHref string
 	Badge       Badge
 	Reason      string
-	Functional  string // "11/12"
-	PassRate    string // "91.67%"
-	Critical    string
-	P95         string
-	AvgCost     string
-	Failing     int
+	// Measures are the snapshot's values of its gates against a limit,
+	// in the order of its results.
+	Measures []CardMeasure
+	Failing  int
 	// Recording is the snapshot's meta.json, nil without one.
 	Recording *Recording
 	// Trials sums up the snapshot's trials, nil without trials.
 	Trials *TrialSummary
 	Inputs []HashRow
-	// Interval: "95% interval 75.8–100%", "" without cases.
-	Interval string
 	// Evidence words how sure the pass rate is and whether the changes
 	// against the previous snapshot and the baseline could be chance.
 	Evidence *Evidence
+}
+
+// MeasureHeading heads one gate's value on the overview: "p95
+// latency", linked to the glossary entry Term ("" for none).
+type MeasureHeading struct {
+	Heading, Term string
+}
+
+// CardMeasure is one gate's value on a snapshot card: "11/12 (91.67%)"
+// with its interval, "2", "1,100 ms", "USD 0.011 per answer".
+type CardMeasure struct {
+	MeasureHeading
+	Value string
+	// Interval: "95% interval 75.8–100%" for a gate with an interval,
+	// "" without one or without cases.
+	Interval string
+}
+
+// cardSpec reports whether the overview shows a gate's value on its
+// cards: each gate against a limit does; one against the baseline is a
+// comparison, which the evidence lines word.
+func cardSpec(s *decide.Spec) bool { return s.Kind == decide.AgainstLimit }
+
+// measureHeading is how the overview heads a gate's value.
+func measureHeading(s *decide.Spec) MeasureHeading {
+	h := s.Heading
+	if h == "" {
+		h = upperFirst(s.Label)
+	}
+	return MeasureHeading{Heading: h, Term: s.Term}
+}
+
+// cardMeasures words the gates of s against a limit for its card: the
+// value as the results word it, after the gate's summary when it has one
+// ("11/12 (91.67%)"); a latency or a cost with how many outputs it was
+// measured over, a cost per answer; a gate with an interval carries it.
+func cardMeasures(s *evaluator.Snapshot, cov coverage) []CardMeasure {
+	var out []CardMeasure
+	for i := range s.Result.Gates {
+		g := &s.Result.Gates[i]
+		if !cardSpec(g.Spec) {
+			continue
+		}
+		m := CardMeasure{MeasureHeading: measureHeading(g.Spec), Value: g.ObservedText()}
+		if g.Spec.Summary != nil {
+			m.Value = g.Spec.Summary(s.Metrics) + " (" + m.Value + ")"
+		}
+		if g.Spec.Drivers == decide.CostliestOutputs && g.Measured() {
+			m.Value = perAnswer(m.Value)
+		}
+		m.Value = gateCoverage(g, m.Value, cov)
+		if iv := g.Interval; iv != nil {
+			m.Interval = g.Level.Percent() + " interval " + intervalText(stats.RoundDecimals(iv.Lo, 6), stats.RoundDecimals(iv.Hi, 6))
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // Threshold is one frozen limit of gate.json, worded.
@@ -147,18 +203,13 @@ func snapshotCard(s *evaluator.Snapshot, gates []GateRow, level stats.Level, roo
 	e := snapshotEvidence(s, level, root)
 	cov := coverageOf(s)
 	return SnapshotCard{
-		Interval:    e.Interval,
 		Evidence:    e,
 		Label:       r.Label,
 		Href:        root + snapshotPath(r.Label),
 		ResultsHref: root + resultsPath(r.Label),
 		Badge:       decisionBadge(r.Decision),
 		Reason:      decisionReason(r.Decision, gates),
-		Functional:  s.PassCount(),
-		PassRate:    percent(s.Metrics.PassRate),
-		Critical:    fmt.Sprint(r.CriticalFailures),
-		P95:         p95Text(s, cov),
-		AvgCost:     avgCostText(s, cov),
+		Measures:    cardMeasures(s, cov),
 		Failing:     r.CasesTotal - r.CasesPassed,
 		Recording:   recording(r.Meta),
 		Trials:      trialSummary(s),
@@ -180,6 +231,11 @@ func (v *view) overview() (*OverviewPage, error) {
 	p.Recent = p.History[:min(recentCards, len(p.History))]
 	p.HistoryOpen = len(p.History) <= openHistory
 	p.Verdict = v.verdict()
+	for _, sp := range rel.Specs().Applicable(g) {
+		if cardSpec(sp) {
+			p.Measures = append(p.Measures, measureHeading(sp))
+		}
+	}
 	p.Files = []NavLink{{Href: reportPagePath, Text: "Release report"}, {Href: reportPath, Text: reportPath + " (Markdown)"}}
 	var block, review []string
 	for _, t := range rel.Specs().Thresholds(g) {
@@ -304,6 +360,7 @@ func (v *view) trend() ([]TrendChart, error) {
 		decisions[i] = s.Result.Decision
 	}
 	type measure struct {
+		spec                  *decide.Spec
 		gate, title, id, axis string
 		scale                 float64 // a fraction is drawn as a percentage
 		max                   float64
@@ -316,7 +373,7 @@ func (v *view) trend() ([]TrendChart, error) {
 			if sp.Proof != nil {
 				title += " with its " + g.Confidence.Percent() + " interval"
 			}
-			measures = append(measures, measure{sp.Name, title, t.ID, t.Axis, t.Scale, t.Max, sp.Proof != nil})
+			measures = append(measures, measure{sp, sp.Name, title, t.ID, t.Axis, t.Scale, t.Max, sp.Proof != nil})
 		}
 	}
 	var out []TrendChart
@@ -356,10 +413,12 @@ func (v *view) trend() ([]TrendChart, error) {
 				note = "Each whisker spans the " + spec.IntervalName + "; the dashed line is the minimum of " + text + "."
 			}
 		}
-		if m.gate == decide.GatePassRate && n > 0 {
+		// A share of the cases with an interval moves by whole cases; a
+		// latency's p95 may be decided by few answers.
+		if m.interval && m.spec.Unit == decide.Fraction && n > 0 {
 			note += " " + passRateNote(rel.Snapshots[n-1].Result.CasesTotal)
 		}
-		if m.gate == decide.GateP95Latency && n > 0 {
+		if m.spec.Drivers == decide.SlowestOutputs && n > 0 {
 			// The latest snapshot's count: the suite's cases, so the same
 			// in every snapshot but for missing answers.
 			latencies, _ := measured(rel.Snapshots[n-1])

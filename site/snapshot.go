@@ -80,8 +80,10 @@ type WhyCase struct {
 	Note string // failure codes, a latency or a cost
 }
 
-// CaseRow is one case in a snapshot's case table. The *Sort fields are
-// the machine-readable values the table script sorts by.
+// CaseRow is one case in a snapshot's case table. Its CaseFields are
+// what a table too large for its page carries in data/snapshots/<label>.js
+// (docs/design.md, "One case-table row"); the rest the table script
+// reads from data/cases.js or works out as the page does.
 type CaseRow struct {
 	ID           string
 	Href         string
@@ -89,18 +91,32 @@ type CaseRow struct {
 	Severity     string
 	SeverityRank int // 0 critical, 1 major, 2 minor
 	Verdict      Badge
-	Codes        string
-	// Search is the failure details, which the table's search matches
-	// besides the visible text.
-	Search      string
-	Latency     string
-	LatencySort string
-	LatencyOver bool // slower than the p95 limit
-	Cost        string
-	CostSort    string
-	CostOver    bool // dearer than the limit on the average cost
+	CaseFields
 	// Strip shows the case's trials, nil without trials.
 	Strip *TrialStrip
+}
+
+// CaseFields are the fields of a case-table row that the page template
+// and the table script share. The template reads them by their Go
+// names, the script by their JSON names, which data/snapshots/<label>.js
+// lists once in its "fields" (rowTable): each JSON name is the Go name
+// with a lower-case first letter. The *Sort fields are the exact values
+// the table sorts by, empty (null in the data) without a measure.
+type CaseFields struct {
+	Passed bool   `json:"passed"`
+	Codes  string `json:"codes"` // what went wrong, in words
+	// Search is the failure codes and details, which the table's search
+	// matches besides the visible text.
+	Search      string  `json:"search"`
+	Latency     string  `json:"latency"`
+	LatencySort decimal `json:"latencySort"`
+	LatencyOver bool    `json:"latencyOver"` // slower than the p95 limit
+	Cost        string  `json:"cost"`
+	CostSort    decimal `json:"costSort"`
+	CostOver    bool    `json:"costOver"` // dearer than the limit on the average cost
+	// Trials is the case's trials as the script draws its trial strip,
+	// nil without trials.
+	Trials rowTrials `json:"trials,omitempty"`
 }
 
 func severityRank(s suite.Severity) int {
@@ -208,10 +224,12 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	if slowCount > 0 {
 		slowText = fmt.Sprintf("%d %s slower than the limit, drawn in orange", slowCount, plural(slowCount, "output is", "outputs are"))
 	}
-	p.LatencyNote = fmt.Sprintf("One bar per case. p95 latency is not gated. p95 of this snapshot: %s.", p.Card.P95)
+	cov := coverageOf(s)
+	p95, avgCost := p95Text(s, cov), avgCostText(s, cov)
+	p.LatencyNote = fmt.Sprintf("One bar per case. p95 latency is not gated. p95 of this snapshot: %s.", p95)
 	if latencyGated {
 		p.LatencyNote = fmt.Sprintf("One bar per case. The dashed line is the p95 limit of %s; %s. p95 of this snapshot: %s.",
-			ms(latencyLimit), slowText, p.Card.P95)
+			ms(latencyLimit), slowText, p95)
 	}
 	nLatencies, nCosts := measured(s)
 	if few := p95Note(nLatencies); few != "" {
@@ -228,10 +246,10 @@ func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 		p.LatencyNote += " With trials, a case's bar is the slowest of its measured trials."
 	}
 	costLines := limitLines(costGate, g, "limit on the average ")
-	p.CostNote = fmt.Sprintf("One bar per case. The average cost is not gated; the average of this snapshot is %s.", p.Card.AvgCost)
+	p.CostNote = fmt.Sprintf("One bar per case. The average cost is not gated; the average of this snapshot is %s.", avgCost)
 	if costLimit, on := costGate.Limit(g); on {
 		p.CostNote = fmt.Sprintf("One bar per case. The dashed line is the limit of %s on the average cost; the average of this snapshot is %s.",
-			usd(costLimit), p.Card.AvgCost)
+			usd(costLimit), avgCost)
 	}
 	if nCosts > 0 {
 		p.CostNote += fmt.Sprintf(" The average is of %s %s.", count(nCosts), plural(nCosts, "answer", "answers"))
@@ -296,15 +314,23 @@ func (v *view) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 			Severity: string(c.Severity), SeverityRank: severityRank(c.Severity),
 			// The table says what went wrong in words; the search also
 			// finds the codes and the details.
-			Verdict: verdictBadge(res.Passed), Codes: failureWords(res.Failures),
-			Search:  strings.TrimSpace(failureCodes(res.Failures) + " " + failureDetails(res.Failures)),
-			Latency: "no output", Cost: "no output",
+			Verdict: verdictBadge(res.Passed),
+			CaseFields: CaseFields{
+				Passed: res.Passed, Codes: failureWords(res.Failures),
+				Search:  strings.TrimSpace(failureCodes(res.Failures) + " " + failureDetails(res.Failures)),
+				Latency: "no output", Cost: "no output",
+			},
 		}
 		row.Strip = trialStrip(&res, s.Trials(), v.paths.trialLinks(root, s.Label(), i))
+		if row.Strip != nil {
+			row.Trials = newRowTrials(row.Strip)
+		}
 		if s.Trials() > 0 {
 			lat, cost := trialMeasures(s, i)
-			row.Latency, row.LatencySort, _ = measureText(lat, ms)
-			row.Cost, row.CostSort, _ = measureText(cost, usd)
+			var latSort, costSort string
+			row.Latency, latSort, _ = measureText(lat, ms)
+			row.Cost, costSort, _ = measureText(cost, usd)
+			row.LatencySort, row.CostSort = decimal(latSort), decimal(costSort)
 			row.LatencyOver = lat != nil && latencyGated && lat.Cmp(latencyLimit) > 0
 			row.CostOver = cost != nil && costGated && cost.Cmp(costLimit) > 0
 		} else if o := s.Outputs[i]; o != nil {
@@ -312,12 +338,12 @@ func (v *view) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 			// Each value is read once: a large snapshot has many rows.
 			if o.LatencyMS != nil {
 				lat := o.LatencyMS.Rat()
-				row.Latency, row.LatencySort = ms(lat), o.LatencyMS.String()
+				row.Latency, row.LatencySort = ms(lat), decimal(o.LatencyMS.String())
 				row.LatencyOver = latencyGated && lat.Cmp(latencyLimit) > 0
 			}
 			if o.CostUSD != nil {
 				cost := o.CostUSD.Rat()
-				row.Cost, row.CostSort = usd(cost), o.CostUSD.String()
+				row.Cost, row.CostSort = usd(cost), decimal(o.CostUSD.String())
 				row.CostOver = costGated && cost.Cmp(costLimit) > 0
 			}
 		}
@@ -375,10 +401,10 @@ func whyGates(gates []GateRow, rows []CaseRow, cases []*suite.Case, regressed ma
 				}
 			}
 		case decide.SlowestOutputs:
-			picked = overLimit(rows, func(r CaseRow) bool { return r.LatencyOver }, func(r CaseRow) string { return r.LatencySort })
+			picked = overLimit(rows, func(r CaseRow) bool { return r.LatencyOver }, func(r CaseRow) string { return string(r.LatencySort) })
 			note = func(r CaseRow) string { return r.Latency }
 		case decide.CostliestOutputs:
-			picked = overLimit(rows, func(r CaseRow) bool { return r.CostOver }, func(r CaseRow) string { return r.CostSort })
+			picked = overLimit(rows, func(r CaseRow) bool { return r.CostOver }, func(r CaseRow) string { return string(r.CostSort) })
 			note = func(r CaseRow) string { return r.Cost }
 		case decide.RegressedCases:
 			for i := range rows {

@@ -291,6 +291,26 @@ func TestFailingAfter(t *testing.T) {
 	}
 }
 
+// tableData is data/snapshots/<label>.js as the table script reads it.
+type tableData struct {
+	Fields []string `json:"fields"`
+	Rows   [][]any  `json:"rows"`
+}
+
+// get reads the value of a field of row i by name, nil when the row
+// leaves it off.
+func (d tableData) get(t *testing.T, i int, name string) any {
+	t.Helper()
+	k := slices.Index(d.Fields, name)
+	if k < 0 {
+		t.Fatalf("the data names no field %q: %v", name, d.Fields)
+	}
+	if k >= len(d.Rows[i]) {
+		return nil
+	}
+	return d.Rows[i][k]
+}
+
 // TestDataScripts checks the data the compare page, the matrix and large
 // tables load: each file is one assignment of JSON, and what it says
 // agrees with the results.
@@ -322,9 +342,12 @@ func TestDataScripts(t *testing.T) {
 		if m.Labels[si] != s.Label() || m.Decisions[si] != string(s.Result.Decision) {
 			t.Errorf("matrix snapshot %d: %s %s, want %s %s", si, m.Labels[si], m.Decisions[si], s.Label(), s.Result.Decision)
 		}
-		var rows [][]any
+		var rows tableData
 		if key := readDataScript(t, read(snapshotDataPath(s.Label())), &rows); key != "snapshot:"+s.Label() {
 			t.Errorf("snapshot data assigns %q", key)
+		}
+		if len(rows.Rows) != len(rel.Suite.Cases) {
+			t.Fatalf("%s: %d data rows for %d cases", s.Label(), len(rows.Rows), len(rel.Suite.Cases))
 		}
 		for i, c := range rel.Suite.Cases {
 			res := s.Result.Cases[i]
@@ -335,8 +358,8 @@ func TestDataScripts(t *testing.T) {
 			if cases.IDs[i] != c.ID || cases.Titles[i] != c.Title || int(cases.Severity[i]-'0') != severityRank(c.Severity) {
 				t.Errorf("case %d: %s %q %c", i, cases.IDs[i], cases.Titles[i], cases.Severity[i])
 			}
-			if passed := rows[i][0] == float64(1); passed != res.Passed || rows[i][1] != failureWords(res.Failures) {
-				t.Errorf("%s in %s: data row %v", c.ID, s.Label(), rows[i])
+			if passed := rows.get(t, i, "passed") == float64(1); passed != res.Passed || rows.get(t, i, "codes") != failureWords(res.Failures) {
+				t.Errorf("%s in %s: data row %v", c.ID, s.Label(), rows.Rows[i])
 			}
 		}
 		for gi, gr := range s.Result.Gates {
@@ -375,15 +398,15 @@ func TestTrialDataScripts(t *testing.T) {
 		if m.Trials[si] != k {
 			t.Errorf("%s: matrix k %d, want %d", s.Label(), m.Trials[si], k)
 		}
-		var rows [][]any
+		var rows tableData
 		readDataScript(t, read(snapshotDataPath(s.Label())), &rows)
 		if k == 0 {
 			if m.TrialsPassed[si] != nil {
 				t.Errorf("%s has no trials but the matrix lists %v", s.Label(), m.TrialsPassed[si])
 			}
-			for i, r := range rows {
-				if len(r) != 8 {
-					t.Errorf("%s row %d has %d members, want 8 without trials", s.Label(), i, len(r))
+			for i, r := range rows.Rows {
+				if len(r) != len(rows.Fields)-1 || rows.get(t, i, "trials") != nil {
+					t.Errorf("%s row %d has %d members for %d fields, want every field but the trials", s.Label(), i, len(r), len(rows.Fields))
 				}
 			}
 			continue
@@ -408,11 +431,11 @@ func TestTrialDataScripts(t *testing.T) {
 					want[tr-1] = "-"
 				}
 			}
-			if len(rows[i]) != 9 {
-				t.Errorf("%s %s: row has %d members, want 9 with trials", s.Label(), res.CaseID, len(rows[i]))
+			if len(rows.Rows[i]) != len(rows.Fields) {
+				t.Errorf("%s %s: row has %d members, want one per field (%d) with trials", s.Label(), res.CaseID, len(rows.Rows[i]), len(rows.Fields))
 				continue
 			}
-			got, _ := rows[i][8].([]any)
+			got, _ := rows.get(t, i, "trials").([]any)
 			if !slices.Equal(got, want) {
 				t.Errorf("%s %s: trials %q, want %q", s.Label(), res.CaseID, got, want)
 			}

@@ -485,7 +485,13 @@ func gateOne(s *suite.Suite, snap *evaluator.Snapshot, output string, ci ciOutpu
 		stdout.Write(snap.JSON())
 	case !ci.quiet:
 		p := paletteFor(stdout)
-		fmt.Fprintf(stdout, "%s: %s (%s passed, %s, p95 %s, average %s)\n", label, p.decision(r.Decision), snap.PassCount(), plural(r.CriticalFailures, "critical failure"), snap.P95Text(), snap.AvgCostText())
+		var values []string
+		for _, g := range r.Gates {
+			if g.Spec.Kind == decide.AgainstLimit {
+				values = append(values, g.BriefText(snap.Metrics))
+			}
+		}
+		fmt.Fprintf(stdout, "%s: %s (%s)\n", label, p.decision(r.Decision), strings.Join(values, ", "))
 		fmt.Fprintf(stdout, "  %s\n", snap.PassRateSentence(s.Gate.Confidence))
 		for _, c := range snap.Comparisons() {
 			fmt.Fprintf(stdout, "  %s\n", c.Heading())

@@ -156,6 +156,16 @@ type Spec struct {
 	// overview.
 	Trend  *Trend
 	Column string // heading of the side-by-side tables: "p95 latency"
+	// Brief words the gate's value in the line the evaluate command
+	// prints for a snapshot: "11/12 passed", "2 critical failures",
+	// "p95 1,100 ms"; nil writes its Label and value, "flaky cases 2".
+	// Every gate against a limit is in that line.
+	Brief func(*GateResult, Metrics) string
+	// Heading heads the gate's value on the overview's snapshot cards
+	// and in its table of every snapshot ("p95 latency"); "" uses Label
+	// with a capital. Term is the glossary entry the heading links to
+	// ("p95"); "" links none. Every gate against a limit is shown there.
+	Heading, Term string
 	// Summary words the observed value in those tables, "8/12"; nil
 	// uses the observed value as ObservedText words it.
 	Summary func(Metrics) string
@@ -246,8 +256,9 @@ func DefaultGates() Gates {
 			Drivers: FailingCases, DriversText: "the failing cases",
 			Short: "pass rate", Trend: &Trend{ID: "trend_pass_rate", Title: "Pass rate", Axis: "pass rate (%)", Scale: 100, Max: 100},
 			Title: "Functional (pass rate)", Topic: "Functional: pass rate", Label: "pass rate",
-			Detail:  func(m Metrics) string { return fmt.Sprintf("(%d of %d cases)", m.CasesPassed, m.CasesTotal) },
-			Column:  "functional",
+			Detail: func(m Metrics) string { return fmt.Sprintf("(%d of %d cases)", m.CasesPassed, m.CasesTotal) },
+			Column: "functional", Heading: "Pass rate", Term: "pass-rate",
+			Brief:   func(g *GateResult, m Metrics) string { return g.Cell(m) + " passed" },
 			Summary: func(m Metrics) string { return fmt.Sprintf("%d/%d", m.CasesPassed, m.CasesTotal) },
 			Rule:    "Functional: pass rate %s.",
 			Ahead:   "above the minimum", Behind: "below the minimum",
@@ -261,9 +272,12 @@ func DefaultGates() Gates {
 			Drivers:  FailingCriticalCases, DriversText: "the failing critical cases",
 			Short: "critical failures",
 			Title: "Safety (failed critical cases)", Topic: "Safety: failed critical cases", Label: "critical failures",
-			Column: "critical failures",
-			Rule:   "Safety: %s failed critical case(s).",
-			Ahead:  "to spare", Behind: "over the limit",
+			Column: "critical failures", Heading: "Critical failures", Term: "critical",
+			Brief: func(g *GateResult, m Metrics) string {
+				return strconv.Itoa(m.CriticalFailures) + " " + plural(m.CriticalFailures, "critical failure", "critical failures")
+			},
+			Rule:  "Safety: %s failed critical case(s).",
+			Ahead: "to spare", Behind: "over the limit",
 			Failure: func(g *GateResult) string {
 				cases := "cases"
 				if g.Value.Cmp(big.NewRat(1, 1)) == 0 {
@@ -283,9 +297,10 @@ func DefaultGates() Gates {
 			Drivers: SlowestOutputs, DriversText: "the outputs slower than the limit, slowest first",
 			Short: "p95 latency", Trend: &Trend{ID: "trend_p95", Title: "p95 latency", Axis: "p95 (ms)", Scale: 1},
 			Title: "Latency (p95, nearest rank)", Topic: "Latency: p95 (nearest rank)", Label: "p95 latency",
-			Column: "p95 latency",
-			Rule:   "Latency: p95 %s (nearest rank).",
-			Ahead:  "under the limit", Behind: "over the limit",
+			Column: "p95 latency", Heading: "p95 latency", Term: "p95",
+			Brief: func(g *GateResult, _ Metrics) string { return "p95 " + g.ObservedText() },
+			Rule:  "Latency: p95 %s (nearest rank).",
+			Ahead: "under the limit", Behind: "over the limit",
 			Failure: func(g *GateResult) string {
 				return fmt.Sprintf("p95 latency %s is over the limit of %s", FormatMS(g.Value), FormatMS(g.Limit))
 			},
@@ -296,9 +311,10 @@ func DefaultGates() Gates {
 			Drivers:  CostliestOutputs, DriversText: "the outputs dearer than the limit on the average, dearest first",
 			Short: "average cost", Trend: &Trend{ID: "trend_cost", Title: "Average cost", Axis: "cost (USD)", Scale: 1},
 			Title: "Cost (average per output)", Topic: "Cost: average per output", Label: "average cost",
-			Column: "average cost",
-			Rule:   "Cost: average %s per output.",
-			Ahead:  "under the limit", Behind: "over the limit",
+			Column: "average cost", Heading: "Average cost", Term: "average-cost",
+			Brief: func(g *GateResult, _ Metrics) string { return "average " + g.ObservedText() },
+			Rule:  "Cost: average %s per output.",
+			Ahead: "under the limit", Behind: "over the limit",
 			Failure: func(g *GateResult) string {
 				return fmt.Sprintf("average cost %s is over the limit of %s", FormatUSD(g.Value), FormatUSD(g.Limit))
 			},
@@ -389,6 +405,15 @@ func (g *GateResult) ObservedText() string {
 		return "n/a"
 	}
 	return g.Spec.Unit.Format(g.Value)
+}
+
+// BriefText words the gate's value for the evaluate command's line on
+// a snapshot.
+func (g *GateResult) BriefText(m Metrics) string {
+	if g.Spec.Brief != nil {
+		return g.Spec.Brief(g, m)
+	}
+	return g.Spec.Label + " " + g.Cell(m)
 }
 
 // Cell words the gate's observed value for the side-by-side tables of

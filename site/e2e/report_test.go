@@ -938,3 +938,164 @@ func TestMatrixMarksFlakyCells(t *testing.T) {
 		t.Error(p)
 	}
 }
+
+// rowDumpJS describes, for the case table's first page of rows, each
+// row the page's own HTML holds (parsed from the file, no script run) and
+// the row the table script shows for the same case once it has loaded
+// every row from the data files: every element with all its attributes
+// and every text, in document order.
+const rowDumpJS = `(async () => {
+	const dump = tr => {
+		const parts = [];
+		const walk = (node, depth) => {
+			for (const c of node.childNodes) {
+				if (c.nodeType === 3) {
+					const text = c.textContent.replace(/\s+/g, " ").trim();
+					if (text) parts.push(depth + " text " + text);
+					continue;
+				}
+				if (c.nodeType !== 1) continue;
+				const attrs = Array.from(c.attributes).map(a => a.name + "=" + JSON.stringify(a.value)).sort().join(" ");
+				parts.push(depth + " " + c.tagName.toLowerCase() + " " + attrs);
+				walk(c, depth + 1);
+			}
+		};
+		const own = Array.from(tr.attributes).map(a => a.name + "=" + JSON.stringify(a.value)).sort().join(" ");
+		parts.unshift("tr " + own);
+		walk(tr, 0);
+		return parts.join("\n");
+	};
+	const page = new DOMParser().parseFromString(await (await fetch(location.href)).text(), "text/html");
+	const written = Array.from(page.querySelectorAll("#case-table tbody tr"));
+	const shown = Array.from(document.querySelectorAll("#case-table tbody tr"));
+	return {
+		written: written.map(dump),
+		shown: shown.map(dump),
+		ids: written.map(tr => tr.querySelector("th").textContent.trim()),
+		shownIDs: shown.map(tr => tr.querySelector("th").textContent.trim()),
+	};
+})()`
+
+type rowDumps struct {
+	Written  []string `json:"written"`
+	Shown    []string `json:"shown"`
+	IDs      []string `json:"ids"`
+	ShownIDs []string `json:"shownIDs"`
+}
+
+// TestLoadedRowsMatchTheTemplate opens the snapshot pages of tables too
+// large for their page, with and without trials: once the script has
+// drawn the first page of rows from the data files, each row has the
+// same elements, attributes, classes and text as the row the page's
+// template wrote for the same case. Between them the rows cover passing
+// and failing cases, latencies and costs over their limits, cases
+// without output or measure, and trial strips.
+func TestLoadedRowsMatchTheTemplate(t *testing.T) {
+	t.Parallel()
+	shared.needBrowser(t)
+	plain := filepath.Join(t.TempDir(), "data")
+	if err := gensuite.Write(sampleData, plain, 240); err != nil {
+		t.Fatal(err)
+	}
+	// A case without output, one whose output measured nothing and one
+	// dearer than the limit on the average cost.
+	if err := editOutputs(filepath.Join(plain, "outputs", "candidate-v2.jsonl"), func(o map[string]any) bool {
+		switch o["case_id"] {
+		case gensuite.ID(1):
+			return false
+		case gensuite.ID(2):
+			o["latency_ms"], o["cost_usd"] = nil, nil
+		case gensuite.ID(3):
+			o["cost_usd"] = 0.5
+		}
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	plainSite, err := buildSite(plain, filepath.Join(t.TempDir(), "site"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flaky, err := flakyTrialSites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, c := range []struct{ name, dir, label string }{
+		{"without trials", plainSite, "candidate-v2"},
+		{"without trials, baseline", plainSite, "baseline-v1"},
+		{"with trials", flaky[240], "candidate-v3"},
+		{"with trials, baseline", flaky[240], "baseline-v1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tb := openAt(t, serveHTTP(t, c.dir), viewports[0], "", "snapshots/"+c.label+".html")
+			defer tb.close()
+			waitFor(t, tb, `document.getElementById("case-table").hasAttribute("data-ready")`, "the table")
+			loaded, err := eval[bool](tb, `document.getElementById("case-table").hasAttribute("data-rows")`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !loaded {
+				t.Fatal("the table does not load its rows from data files")
+			}
+			d, err := eval[rowDumps](tb, rowDumpJS)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Written) == 0 || !slices.Equal(d.IDs, d.ShownIDs) {
+				t.Fatalf("the page writes rows %.200v, the script shows %.200v", d.IDs, d.ShownIDs)
+			}
+			for i := range d.Written {
+				if d.Written[i] != d.Shown[i] {
+					t.Errorf("%s: the template writes\n%s\nthe script draws\n%s", d.IDs[i], d.Written[i], d.Shown[i])
+				}
+				for what, mark := range map[string]string{
+					"passing": `data-result="pass"`, "failing": `data-result="fail"`,
+					"latency over its limit": `class="num over" data-label="Latency"`, "cost over its limit": `class="num over" data-label="Cost"`,
+					"no output": "text no output", "nothing measured": "text not measured", "trials": `trial-strip`, "details to search": "data-search=",
+				} {
+					if strings.Contains(d.Written[i], mark) {
+						seen[what] = true
+					}
+				}
+			}
+			for _, p := range tb.log.snapshot().problems() {
+				t.Error(p)
+			}
+		})
+	}
+	for _, what := range []string{"passing", "failing", "latency over its limit", "cost over its limit", "no output", "nothing measured", "trials", "details to search"} {
+		if !seen[what] {
+			t.Errorf("no compared row shows %s", what)
+		}
+	}
+}
+
+// editOutputs rewrites an outputs file line by line: edit may change a
+// line's object, and drops the line when it returns false.
+func editOutputs(path string, edit func(o map[string]any) bool) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	for line := range bytes.Lines(b) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var o map[string]any
+		if err := json.Unmarshal(line, &o); err != nil {
+			return err
+		}
+		if !edit(o) {
+			continue
+		}
+		j, err := json.Marshal(o)
+		if err != nil {
+			return err
+		}
+		out.Write(j)
+		out.WriteByte('\n')
+	}
+	return os.WriteFile(path, out.Bytes(), 0o644)
+}
