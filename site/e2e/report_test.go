@@ -298,7 +298,7 @@ func checkFilteredURL(t *testing.T, s served, vp viewport, snap resultsFile) {
 	if err := chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS(`#case-table tbody tr th a`)), chromedp.WaitVisible(chromedp.CSS(`nav.case-steps`))); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(tb.ctx, chromedp.Evaluate[chromedp.Void](`history.back()`)); err != nil {
+	if err := chromedp.Do(tb.ctx, chromedp.Evaluate[chromedp.Void](goBackJS)); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, tb, `location.pathname.endsWith("/`+snap.Label+`.html") && document.readyState === "complete" && !!document.querySelector("form.table-filter:not([hidden])")`, "the snapshot page after Back")
