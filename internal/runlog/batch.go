@@ -3,6 +3,7 @@ package runlog
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 )
 
@@ -195,34 +196,44 @@ func (r *reader) openAIMessage(b *openAIBody) error {
 
 // openAIOutput reads a Response's output items (or null), keeping the
 // function calls.
-func (r *reader) openAIOutput(b *openAIBody) error {
+func (r *reader) openAIOutput(b *openAIBody) error { return r.callItems("function_call", &b.calls) }
+
+// openAIUsage reads the usage (or null) under the names of either API:
+// prompt and completion tokens, or input and output tokens.
+func (r *reader) openAIUsage(b *openAIBody) error {
+	return r.tokenCounts([]string{"prompt_tokens", "input_tokens"}, []string{"completion_tokens", "output_tokens"}, &b.in, &b.out)
+}
+
+// callItems reads a list of items (or null) and appends to calls those of
+// type typ, each a tool call; items of other types are passed over.
+func (r *reader) callItems(typ string, calls *[]call) error {
 	if null, err := r.isNull(); null || err != nil {
 		return err
 	}
 	return r.elements(func(int) error {
 		it, err := r.readCallItem()
-		if err != nil || it.typ != "function_call" {
+		if err != nil || it.typ != typ {
 			return err
 		}
 		c, err := r.call(it)
-		b.calls = append(b.calls, c)
+		*calls = append(*calls, c)
 		return err
 	})
 }
 
-// openAIUsage reads the usage (or null) under the names of either API:
-// prompt and completion tokens, or input and output tokens.
-func (r *reader) openAIUsage(b *openAIBody) error {
+// tokenCounts reads an object of token counts (or null) into in and out,
+// each under any of its names; other members are passed over.
+func (r *reader) tokenCounts(inNames, outNames []string, in, out **Decimal) error {
 	if null, err := r.isNull(); null || err != nil {
 		return err
 	}
 	return r.members(func(name []byte) error {
 		var err error
-		switch string(name) {
-		case "prompt_tokens", "input_tokens":
-			b.in, err = r.decimal()
-		case "completion_tokens", "output_tokens":
-			b.out, err = r.decimal()
+		switch {
+		case slices.Contains(inNames, string(name)):
+			*in, err = r.decimal()
+		case slices.Contains(outNames, string(name)):
+			*out, err = r.decimal()
 		default:
 			err = r.skip()
 		}
@@ -383,38 +394,11 @@ func (r *reader) anthropicMessage(l *anthropicLine) error {
 
 // anthropicContent reads a message's content blocks (or null), keeping the
 // tool calls.
-func (r *reader) anthropicContent(rec *record) error {
-	if null, err := r.isNull(); null || err != nil {
-		return err
-	}
-	return r.elements(func(int) error {
-		it, err := r.readCallItem()
-		if err != nil || it.typ != "tool_use" {
-			return err
-		}
-		c, err := r.call(it)
-		rec.calls = append(rec.calls, c)
-		return err
-	})
-}
+func (r *reader) anthropicContent(rec *record) error { return r.callItems("tool_use", &rec.calls) }
 
 // anthropicUsage reads a message's usage (or null): the tokens in and out.
 func (r *reader) anthropicUsage(l *anthropicLine) error {
-	if null, err := r.isNull(); null || err != nil {
-		return err
-	}
-	return r.members(func(name []byte) error {
-		var err error
-		switch string(name) {
-		case "input_tokens":
-			l.in, err = r.decimal()
-		case "output_tokens":
-			l.out, err = r.decimal()
-		default:
-			err = r.skip()
-		}
-		return err
-	})
+	return r.tokenCounts([]string{"input_tokens"}, []string{"output_tokens"}, &l.in, &l.out)
 }
 
 // anthropicFailures words the result types of a request that was not

@@ -411,21 +411,7 @@ func (r *reader) anyText() (string, error) {
 
 // tokenUsage reads promptfoo's TokenUsage: prompt and completion counts.
 func (r *reader) tokenUsage() (in, out *Decimal, err error) {
-	if null, err := r.isNull(); null || err != nil {
-		return nil, nil, err
-	}
-	err = r.members(func(name []byte) error {
-		var err error
-		switch string(name) {
-		case "prompt":
-			in, err = r.decimal()
-		case "completion":
-			out, err = r.decimal()
-		default:
-			err = r.skip()
-		}
-		return err
-	})
+	err = r.tokenCounts([]string{"prompt"}, []string{"completion"}, &in, &out)
 	return in, out, err
 }
 
