@@ -22,11 +22,11 @@ import (
 // output as it was.
 func TestInterruptLeavesNoStagingFolder(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds a suite of 2,000 cases several times")
+		t.Skip("builds a suite of 1,000 cases several times")
 	}
 	bin := buildBinary(t)
 	data := filepath.Join(t.TempDir(), "data")
-	if err := gensuite.Write("../../data", data, 2_000); err != nil {
+	if err := gensuite.Write("../../data", data, 1_000); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -108,11 +108,11 @@ func waitFor(cond func() bool, limit time.Duration) bool {
 // removes its temporary folder and leaves the bundle as it was.
 func TestInterruptedVerifyLeavesNoTemporaryFolder(t *testing.T) {
 	if testing.Short() {
-		t.Skip("bundles a suite of 2,000 cases")
+		t.Skip("bundles a suite of 1,000 cases")
 	}
 	bin := buildBinary(t)
 	data := filepath.Join(t.TempDir(), "data")
-	if err := gensuite.Write("../../data", data, 2_000); err != nil {
+	if err := gensuite.Write("../../data", data, 1_000); err != nil {
 		t.Fatal(err)
 	}
 	archive := filepath.Join(t.TempDir(), "b.zip")

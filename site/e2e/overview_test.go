@@ -556,7 +556,7 @@ func TestOverviewPagesAccessible(t *testing.T) {
 	t.Parallel()
 	shared.needFile(t, "axe-core (npm axe-core)", axeScript)
 	s := serveHTTP(t, shared.sampleSite(t))
-	for _, vp := range []viewport{viewports[0], viewports[2]} {
+	for _, vp := range laptopAndPhone {
 		for _, rel := range overviewPages {
 			t.Run(vp.name+"/"+rel, func(t *testing.T) {
 				tb := openTab(t, shared.needBrowser(t), s.inScope).withTimeout(t, 4*pageTimeout)

@@ -137,7 +137,7 @@ func TestRealIDsInTheBrowser(t *testing.T) {
 		}
 		name := [2]string{"own pages", "grouped"}[k]
 		t.Run(name, func(t *testing.T) {
-			for _, vp := range []viewport{viewports[0], viewports[2]} {
+			for _, vp := range laptopAndPhone {
 				for _, rel := range pages {
 					tb := openAt(t, s, vp, "", rel)
 					switch {

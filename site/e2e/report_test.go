@@ -395,7 +395,7 @@ func TestGeneratedSuiteViews(t *testing.T) {
 	pages := []string{"index.html", "snapshots/" + first.Label + ".html", "snapshots/" + first.Label + "/" + first.Cases[3].ID + ".html", "compare.html", "cases.html"}
 	// A laptop's and a phone's width: the sample's pages are checked at
 	// every width elsewhere.
-	for _, vp := range []viewport{viewports[0], viewports[2]} {
+	for _, vp := range laptopAndPhone {
 		t.Run(vp.name, func(t *testing.T) {
 			t.Run("verdict", func(t *testing.T) { checkVerdict(t, s, vp, last) })
 			t.Run("filtered", func(t *testing.T) { checkFilteredURL(t, s, vp, first) })
@@ -433,15 +433,15 @@ func TestExampleKeyChecksEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatalf("extract %s: %v", created.Path, err)
 	}
-	// Every width from the host; from disk, where what differs is how
-	// addresses resolve and not the layout, the laptop's.
+	// A laptop's and a phone's width from the host; from disk, where what
+	// differs is how addresses resolve and not the layout, the laptop's.
 	ways := []struct {
 		name      string
 		s         served
 		missing   string
 		viewports []viewport
 	}{
-		{"repo-subpath", serveAt(t, dir, "/repo/"), "snapshots/candidate/NA-999/deeper.html", viewports},
+		{"repo-subpath", serveAt(t, dir, "/repo/"), "snapshots/candidate/NA-999/deeper.html", laptopAndPhone},
 		{"file", serveFiles(dir, true), "404.html", viewports[:1]},
 		{"bundle", serveFiles(unpacked.Dir, true), "404.html", viewports[:1]},
 	}
@@ -708,7 +708,7 @@ func TestLoadedRowsKeepTrialStrips(t *testing.T) {
 			t.Fatalf("%s is not flaky in %s; flaky: %v", c.id, c.label, flaky)
 		}
 	}
-	for _, vp := range []viewport{viewports[0], viewports[2]} {
+	for _, vp := range laptopAndPhone {
 		for _, c := range cases {
 			t.Run(vp.name+"/"+c.id+"-"+c.label, func(t *testing.T) {
 				var looks [2]rowLook
@@ -796,7 +796,7 @@ func TestReportViewsAccessible(t *testing.T) {
 		{"generated compare", serveHTTP(t, generated), "compare.html", `!!document.querySelector("#compare-result .case-set")`},
 	}
 	for _, p := range pages {
-		for _, vp := range []viewport{viewports[0], viewports[2]} {
+		for _, vp := range laptopAndPhone {
 			t.Run(p.name+"/"+vp.name, func(t *testing.T) {
 				tb := openAt(t, p.s, vp, "", p.rel)
 				tb = tb.withTimeout(t, 3*pageTimeout)
