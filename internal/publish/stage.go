@@ -121,9 +121,11 @@ func Sweep(parent, prefix string) {
 		case isStage(path):
 			removeTreeLast(path, stageMarker)
 			continue
-		case isEmpty(path):
-			// Made by a run killed before it wrote the marker: an empty
-			// folder of a stage's exact name holds nothing to lose.
+		case isUnfinished(path):
+			// Made by a run killed before it finished writing the
+			// marker: a folder of a stage's exact name holding nothing
+			// but the start of its marker holds nothing to lose.
+			os.Remove(filepath.Join(path, stageMarker))
 			os.Remove(path)
 			continue
 		}
@@ -147,7 +149,7 @@ func isOurName(name, prefix string) bool {
 
 // abandoned lists the folders of parent named prefix and a stage suffix,
 // whose lock is free and which hold a stage marker or a site marker, or
-// nothing at all.
+// nothing but the start of a stage marker.
 func abandoned(parent, prefix string) []string {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
@@ -159,7 +161,7 @@ func abandoned(parent, prefix string) []string {
 			continue // a link or file is never a stage
 		}
 		path := filepath.Join(parent, e.Name())
-		if !isStage(path) && !isEmpty(path) {
+		if !isStage(path) && !isUnfinished(path) {
 			if _, err := os.Lstat(filepath.Join(path, MarkerName)); errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
@@ -171,15 +173,25 @@ func abandoned(parent, prefix string) []string {
 	return paths
 }
 
-// isEmpty reports whether the folder at path has no entries.
-func isEmpty(path string) bool {
+// isUnfinished reports whether the folder at path holds nothing but, at
+// most, the first bytes of the marker of a stage of that name: what a run
+// leaves when it is killed between making the folder and finishing the
+// marker.
+func isUnfinished(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	names, err := f.Readdirnames(1)
-	return len(names) == 0 && err == io.EOF
+	names, err := f.Readdirnames(2)
+	f.Close()
+	switch {
+	case len(names) == 0:
+		return err == io.EOF
+	case len(names) == 1 && names[0] == stageMarker:
+		b, err := os.ReadFile(filepath.Join(path, stageMarker))
+		return err == nil && strings.HasPrefix(filepath.Base(path)+"\n", string(b))
+	}
+	return false
 }
 
 // free reports whether no running process holds the entry at path.

@@ -399,18 +399,32 @@ func TestSweepFinishesWhatAKilledRunLeft(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// Not ours: a folder of another name, empty, is left.
+	// Killed while it wrote the marker: only its first bytes.
+	partial := filepath.Join(parent, prefix+randomSuffix())
+	if err := os.Mkdir(partial, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(partial, stageMarker), []byte(filepath.Base(partial)[:5]), 0o644)
+	// Not ours: a folder of the right name whose marker names another,
+	// and a folder of another name, empty, are left.
+	wrong := filepath.Join(parent, prefix+randomSuffix())
+	if err := os.Mkdir(wrong, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(wrong, stageMarker), []byte("other"), 0o644)
 	other := filepath.Join(parent, prefix+"mine")
 	if err := os.Mkdir(other, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	Sweep(parent, prefix)
-	for _, gone := range []string{half, empty} {
+	for _, gone := range []string{half, empty, partial} {
 		if _, err := os.Lstat(gone); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s is still there after the sweep (%v)", filepath.Base(gone), err)
 		}
 	}
-	if _, err := os.Lstat(other); err != nil {
-		t.Errorf("the sweep removed %s, which is not a stage's name: %v", filepath.Base(other), err)
+	for _, kept := range []string{other, wrong} {
+		if _, err := os.Lstat(kept); err != nil {
+			t.Errorf("the sweep removed %s, which is not an unfinished stage: %v", filepath.Base(kept), err)
+		}
 	}
 }
