@@ -35,7 +35,7 @@ type MatrixPage struct {
 	Trials bool
 }
 
-func (v *view) comparePage() (*ComparePage, error) {
+func (v *model) comparePage() (*ComparePage, error) {
 	l := v.info.layout(comparePath, "Compare snapshots")
 	l.Scripts = append(l.Scripts, l.Root+casesDataPath, l.Root+matrixDataPath)
 	p := &ComparePage{Layout: l, Labels: v.info.Labels, DataRoot: l.Root, Trials: v.anyTrials()}
@@ -45,7 +45,7 @@ func (v *view) comparePage() (*ComparePage, error) {
 	return p, nil
 }
 
-func (v *view) matrixPage() (*MatrixPage, error) {
+func (v *model) matrixPage() (*MatrixPage, error) {
 	l := v.info.layout(matrixPath, "Cases")
 	l.Scripts = append(l.Scripts, l.Root+casesDataPath, l.Root+matrixDataPath)
 	p := &MatrixPage{Layout: l, CaseCount: v.info.CaseCount, DataRoot: l.Root, Trials: v.anyTrials()}
@@ -56,6 +56,6 @@ func (v *view) matrixPage() (*MatrixPage, error) {
 }
 
 // anyTrials reports whether some snapshot has trials.
-func (v *view) anyTrials() bool {
+func (v *model) anyTrials() bool {
 	return slices.ContainsFunc(v.in.Release.Snapshots, func(s *evaluator.Snapshot) bool { return s.Trials() > 0 })
 }

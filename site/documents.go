@@ -36,7 +36,7 @@ type RuleRow struct {
 
 // citations maps each current rule id to the cases whose expectations
 // cite it, in suite order, linked from a page at the site root.
-func (v *view) citations() map[string][]CaseLink {
+func (v *model) citations() map[string][]CaseLink {
 	by := map[string][]CaseLink{}
 	for i, c := range v.in.Release.Suite.Cases {
 		for _, id := range dedupe(c.Expected.Citations) {
@@ -46,7 +46,7 @@ func (v *view) citations() map[string][]CaseLink {
 	return by
 }
 
-func (v *view) policy() (*PolicyPage, error) {
+func (v *model) policy() (*PolicyPage, error) {
 	pol := v.in.Release.Suite.Policy
 	citedBy := v.citations()
 	doc, err := renderPolicy(pol, citedBy, v.idLinker(policyPath))
@@ -73,7 +73,7 @@ func (v *view) policy() (*PolicyPage, error) {
 }
 
 // idLinker links case and rule ids for Markdown shown on the page at path.
-func (v *view) idLinker(path string) idLinker {
+func (v *model) idLinker(path string) idLinker {
 	cases := make(map[string]bool, len(v.in.Release.Suite.Cases))
 	for _, c := range v.in.Release.Suite.Cases {
 		cases[c.ID] = true
@@ -85,7 +85,7 @@ func (v *view) idLinker(path string) idLinker {
 }
 
 // decisions maps each snapshot's label to its computed decision.
-func (v *view) decisions() map[string]decide.Decision {
+func (v *model) decisions() map[string]decide.Decision {
 	m := make(map[string]decide.Decision, len(v.in.Release.Snapshots))
 	for _, s := range v.in.Release.Snapshots {
 		m[s.Label()] = s.Result.Decision
@@ -104,7 +104,7 @@ type HandoffPage struct {
 	Doc            markdownDoc
 }
 
-func (v *view) handoff() (*HandoffPage, error) {
+func (v *model) handoff() (*HandoffPage, error) {
 	doc, found, err := renderHandoff(v.in.Handoff, v.idLinker(handoffPath), v.decisions())
 	if err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ type ReportPage struct {
 	RawHref string
 }
 
-func (v *view) reportPage() (*ReportPage, error) {
+func (v *model) reportPage() (*ReportPage, error) {
 	doc, err := renderMarkdown(v.in.Release.Report(), nil)
 	if err != nil {
 		return nil, err
@@ -218,7 +218,7 @@ const findHome = `(function () {
   })(0);
 })();`
 
-func (v *view) notFound(css template.CSS, icon template.URL) *NotFoundPage {
+func (v *model) notFound(css template.CSS, icon template.URL) *NotFoundPage {
 	p := &NotFoundPage{Title: "Page not found", CSS: css, Icon: icon, Home: overviewPath,
 		Markers: []string{"snapshots/", "cases/", "results/", "assets/"}, Script: template.JS(findHome)}
 	sum := sha256.Sum256([]byte(findHome))

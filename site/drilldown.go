@@ -140,7 +140,7 @@ func citationRow(id string, p *suite.Policy, policy string) CitationRow {
 }
 
 // drilldown is the page of one result of its own.
-func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
+func (v *model) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 	c := v.in.Release.Suite.Cases[i]
 	path := drilldownPath(s.Label(), v.paths.stem(i))
 	p := v.resultDetail(s, i, path)
@@ -150,7 +150,7 @@ func (v *view) drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 
 // resultDetail is the full drilldown of case i in s as the page at path
 // shows it, on a page of its own or among the results of a group.
-func (v *view) resultDetail(s *evaluator.Snapshot, i int, path string) *DrilldownPage {
+func (v *model) resultDetail(s *evaluator.Snapshot, i int, path string) *DrilldownPage {
 	c := v.in.Release.Suite.Cases[i]
 	res := s.Result.Cases[i]
 	label := s.Label()
@@ -209,7 +209,7 @@ func (v *view) resultDetail(s *evaluator.Snapshot, i int, path string) *Drilldow
 
 // outputView judges out against c for the page; failures are the ones
 // the results file gives this output.
-func (v *view) outputView(c *suite.Case, out *suite.Output, failures []judge.Failure, root string) OutputView {
+func (v *model) outputView(c *suite.Case, out *suite.Output, failures []judge.Failure, root string) OutputView {
 	exp := &c.Expected
 	policyRules := v.in.Release.Suite.Policy
 	o := OutputView{CaseID: c.ID, Failures: readableFailures(failures), HasOutput: out != nil, ExpectedDecision: string(exp.Decision),
@@ -268,7 +268,7 @@ type CaseSteps struct {
 }
 
 // caseSteps is the steps part of case i's drilldown in s.
-func (v *view) caseSteps(s *evaluator.Snapshot, i int) CaseSteps {
+func (v *model) caseSteps(s *evaluator.Snapshot, i int) CaseSteps {
 	st := CaseSteps{Label: s.Label()}
 	st.Prev, st.Next, st.NextFailing = v.caseNeighbours(s, i, rootFor(drilldownPath(s.Label(), v.paths.stem(i))))
 	return st
@@ -318,7 +318,7 @@ func stepsMarks(t *template.Template) (StepsMarks, error) {
 
 // caseNeighbours links the cases before and after case i of s in suite
 // order, and the next failing case after it.
-func (v *view) caseNeighbours(s *evaluator.Snapshot, i int, root string) (prev, next, nextFailing *NavLink) {
+func (v *model) caseNeighbours(s *evaluator.Snapshot, i int, root string) (prev, next, nextFailing *NavLink) {
 	cases := v.in.Release.Suite.Cases
 	link := func(j int) *NavLink {
 		return &NavLink{Href: root + v.paths.result(s.Label(), j), Text: cases[j].ID}
@@ -338,7 +338,7 @@ func (v *view) caseNeighbours(s *evaluator.Snapshot, i int, root string) (prev, 
 // failingAfter returns, for each case position of s, the position of the
 // next failing case after it, wrapping round, or -1 when no other case
 // fails. It is worked out once per snapshot in linear time.
-func (v *view) failingAfter(s *evaluator.Snapshot) []int {
+func (v *model) failingAfter(s *evaluator.Snapshot) []int {
 	if got, ok := v.nextFailing.Load(s.Label()); ok {
 		return got.([]int)
 	}

@@ -88,7 +88,7 @@ type FailureWords struct {
 	Sentence string
 }
 
-func (v *view) glossaryPage() (*GlossaryPage, error) {
+func (v *model) glossaryPage() (*GlossaryPage, error) {
 	p := &GlossaryPage{Layout: v.info.layout(glossaryPath, "Glossary"), Terms: glossary}
 	for _, c := range []judge.Code{judge.MissingOutput, judge.Decision, judge.ToolCall, judge.Arguments, judge.Citation, judge.ForbiddenTool} {
 		p.Codes = append(p.Codes, FailureWords{Code: string(c), Sentence: failureSentence(c)})

@@ -71,13 +71,13 @@ func elementText(s string) template.HTML { return template.HTML(textEscaper.Repl
 var textEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // groupRange is the block g of per cases: its first and last position.
-func (v *view) groupRange(g, per int) (first, last int) {
+func (v *model) groupRange(g, per int) (first, last int) {
 	first = g * per
 	last = min(first+per, len(v.in.Release.Suite.Cases)) - 1
 	return first, last
 }
 
-func (v *view) resultGroup(s *evaluator.Snapshot, g int) *ResultGroupPage {
+func (v *model) resultGroup(s *evaluator.Snapshot, g int) *ResultGroupPage {
 	cases := v.in.Release.Suite.Cases
 	label := s.Label()
 	path := resultGroupPath(label, g)
@@ -113,7 +113,7 @@ func (v *view) resultGroup(s *evaluator.Snapshot, g int) *ResultGroupPage {
 
 // passingRow is case i of s in brief, for the page whose way to the site
 // root is root.
-func (v *view) passingRow(s *evaluator.Snapshot, i int, root string) PassingRow {
+func (v *model) passingRow(s *evaluator.Snapshot, i int, root string) PassingRow {
 	c := v.in.Release.Suite.Cases[i]
 	row := PassingRow{ID: c.ID, Anchor: v.paths.stem(i), Title: c.Title, Severity: string(c.Severity), HistoryHref: root + v.paths.history(i),
 		Decision: "no output", Latency: "no output", Cost: "no output"}
@@ -178,7 +178,7 @@ type HistoryCell struct {
 	Text  string // "✓ pass", "✕ fail", "~ pass, flaky"
 }
 
-func (v *view) historyGroup(g int) *HistoryGroupPage {
+func (v *model) historyGroup(g int) *HistoryGroupPage {
 	rel := v.in.Release
 	path := historyGroupPath(g)
 	root := rootFor(path)

@@ -34,7 +34,7 @@ type HistoryRow struct {
 	Strip *TrialStrip
 }
 
-func (v *view) history(i int) *HistoryPage {
+func (v *model) history(i int) *HistoryPage {
 	rel := v.in.Release
 	c := rel.Suite.Cases[i]
 	path := v.paths.historyPage(i)

@@ -85,7 +85,7 @@ func linksMoved(beforeCases []*suite.Case, before *evaluator.Snapshot, afterCase
 		was[c.ID] = j
 	}
 	// Views of their own: failingAfter caches by label.
-	failedBefore, failedAfter := (&view{}).failingAfter(before), (&view{}).failingAfter(after)
+	failedBefore, failedAfter := (&model{}).failingAfter(before), (&model{}).failingAfter(after)
 	// The case at j, or "" for none (j is -1 or past the end).
 	idAt := func(cases []*suite.Case, j int) string {
 		if j < 0 || j >= len(cases) {

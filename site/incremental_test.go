@@ -57,7 +57,7 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 	// here by brute force rather than by the code under test.
 	n := len(rel.Suite.Cases)
 	for label, ids := range parts.Drilldowns {
-		s, _ := (&view{in: in}).snapshot(label)
+		s, _ := (&model{in: in}).snapshot(label)
 		for j := range n {
 			for step := 1; step < n; step++ {
 				k := (j + step) % n

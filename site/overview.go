@@ -217,7 +217,7 @@ func snapshotCard(s *evaluator.Snapshot, gates []GateRow, level stats.Level, roo
 	}
 }
 
-func (v *view) overview() (*OverviewPage, error) {
+func (v *model) overview() (*OverviewPage, error) {
 	rel := v.in.Release
 	g := rel.Suite.Gate
 	p := &OverviewPage{Layout: v.info.layout(overviewPath, "Release overview")}
@@ -271,7 +271,7 @@ func (v *view) overview() (*OverviewPage, error) {
 }
 
 // verdict words the decisive snapshot: the latest in snapshot order.
-func (v *view) verdict() Verdict {
+func (v *model) verdict() Verdict {
 	rel := v.in.Release
 	n := len(rel.Snapshots)
 	if n == 0 {
@@ -351,7 +351,7 @@ const trendHeight = "230px"
 // trend draws pass rate, p95 latency and average cost over every
 // snapshot, each against its limit (none when the gate is off), each
 // point shaped by its decision.
-func (v *view) trend() ([]TrendChart, error) {
+func (v *model) trend() ([]TrendChart, error) {
 	rel := v.in.Release
 	g := rel.Suite.Gate
 	n := len(rel.Snapshots)

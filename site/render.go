@@ -2,7 +2,6 @@ package site
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -11,7 +10,6 @@ import (
 	"sync/atomic"
 
 	"github.com/releasegate/releasegate/evaluator"
-	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // The page templates. Each is parsed together with templates/base.html
@@ -96,61 +94,26 @@ func hasAsset(as []asset, p string) bool {
 	return false
 }
 
-// view is the evaluated release as every page sees it. It is read-only
-// once made, so pages render from it in parallel.
+// view is the page model with the parts of the frame every page shares,
+// rendered once and reused: the links of a page's head, its navigation and
+// the site footer. It is read-only once made but for those caches, so pages
+// render from it in parallel.
 type view struct {
-	in   *Input
-	info siteInfo
-	// paths say where each result and case history lives.
-	paths resultPaths
+	*model
 	// headers caches rendered navigation by Layout.headerKey, heads the
 	// links of a page's head by headKey.
 	headers sync.Map
 	heads   sync.Map
-	// nextFailing caches failingAfter by snapshot label.
-	nextFailing sync.Map
-	// rows holds a *sharedRows per snapshot label (see snapshotRows).
-	rows sync.Map
 	// footer caches the site footer once rendered.
 	footer atomic.Pointer[template.HTML]
 }
 
 func newView(in *Input) (*view, error) {
-	if in == nil || in.Release == nil || in.Release.Suite == nil {
-		return nil, errors.New("site: no evaluated release to render")
+	m, err := newModel(in)
+	if err != nil {
+		return nil, err
 	}
-	rel := in.Release
-	info := siteInfo{HasHandoff: len(in.Handoff) > 0, PolicyVersion: rel.Suite.PolicyVersion(), HasPolicy: rel.Suite.Policy != nil, CaseCount: len(rel.Suite.Cases), Provenance: newProvenance(rel)}
-	seen := map[string]bool{}
-	for _, s := range rel.Snapshots {
-		if len(s.Outputs) != len(rel.Suite.Cases) || len(s.Result.Cases) != len(rel.Suite.Cases) {
-			return nil, fmt.Errorf("site: snapshot %s was evaluated without its outputs (use evaluator.Options{KeepOutputs: true})", s.Label())
-		}
-		if seen[s.Label()] {
-			return nil, fmt.Errorf("site: two snapshots are labelled %s", s.Label())
-		}
-		seen[s.Label()] = true
-		info.Labels = append(info.Labels, s.Label())
-	}
-	return &view{in: in, info: info, paths: newResultPaths(caseIDs(rel.Suite.Cases), len(rel.Snapshots), in.GroupAbove)}, nil
-}
-
-// caseIDs lists the ids of cases, in order.
-func caseIDs(cases []*suite.Case) []string {
-	ids := make([]string, len(cases))
-	for i, c := range cases {
-		ids[i] = c.ID
-	}
-	return ids
-}
-
-func (v *view) snapshot(label string) (*evaluator.Snapshot, bool) {
-	for _, s := range v.in.Release.Snapshots {
-		if s.Label() == label {
-			return s, true
-		}
-	}
-	return nil, false
+	return &view{model: m}, nil
 }
 
 // job makes one file of the site, writing its bytes to w.

@@ -150,7 +150,7 @@ func failureCodes(fs []judge.Failure) string {
 	return strings.Join(codes, ", ")
 }
 
-func (v *view) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
+func (v *model) snapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	label := s.Label()
 	path := snapshotPath(label)
 	root := rootFor(path)
@@ -279,7 +279,7 @@ type sharedRows struct {
 // table data (which uses no link), which may render at the same time. The
 // second to take them lets them go: a large release's rows are tens of
 // MiB a snapshot.
-func (v *view) snapshotRows(s *evaluator.Snapshot) []CaseRow {
+func (v *model) snapshotRows(s *evaluator.Snapshot) []CaseRow {
 	e, _ := v.rows.LoadOrStore(s.Label(), &sharedRows{})
 	shared := e.(*sharedRows)
 	shared.once.Do(func() { shared.rows = v.caseRows(s, rootFor(snapshotPath(s.Label()))) })
@@ -292,7 +292,7 @@ func (v *view) snapshotRows(s *evaluator.Snapshot) []CaseRow {
 // outputGates are the gates the case tables and the per-case charts mark
 // outputs against: the one driven by the slowest outputs and the one
 // driven by the dearest; nil for one the release has no gate for.
-func (v *view) outputGates() (latency, cost *decide.Spec) {
+func (v *model) outputGates() (latency, cost *decide.Spec) {
 	gates := v.in.Release.Specs()
 	latency, _ = gates.DrivenBy(decide.SlowestOutputs)
 	cost, _ = gates.DrivenBy(decide.CostliestOutputs)
@@ -300,7 +300,7 @@ func (v *view) outputGates() (latency, cost *decide.Spec) {
 }
 
 // caseRows makes a table row per case of s, in suite order.
-func (v *view) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
+func (v *model) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 	g := v.in.Release.Suite.Gate
 	latencyGate, costGate := v.outputGates()
 	latencyLimit, latencyGated := latencyGate.Limit(g)

@@ -94,7 +94,7 @@ type TrialSection struct {
 }
 
 // trialSections builds a drilldown's section per trial of case i.
-func (v *view) trialSections(s *evaluator.Snapshot, i int, root string) []TrialSection {
+func (v *model) trialSections(s *evaluator.Snapshot, i int, root string) []TrialSection {
 	k := s.Trials()
 	if k == 0 || s.TrialOutputs == nil {
 		return nil

@@ -284,7 +284,7 @@ func TestFailingAfter(t *testing.T) {
 		for _, r := range tt.results {
 			s.Result.Cases = append(s.Result.Cases, evaluator.CaseResult{Passed: r == 'P'})
 		}
-		v := &view{}
+		v := &model{}
 		if got := v.failingAfter(s); !slices.Equal(got, tt.want) {
 			t.Errorf("failingAfter(%s) = %v, want %v", tt.results, got, tt.want)
 		}
