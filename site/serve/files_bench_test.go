@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/releasegate/releasegate/site/internal/render"
+
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/site"
 )
@@ -27,7 +29,7 @@ func BenchmarkFastPathPackedPages(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := site.NewRenderer(releasegate.Web())
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -25,7 +25,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/releasegate/releasegate/evaluator/load"
 	"io"
 	"io/fs"
 	"net"
@@ -37,6 +36,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/releasegate/releasegate/evaluator/load"
 
 	"github.com/releasegate/releasegate/site/serve/livereload"
 )

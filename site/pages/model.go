@@ -1,0 +1,62 @@
+package pages
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/suite"
+)
+
+// model is the evaluated release as every page sees it. It is read-only
+// once made (but for caches of what it computes), so pages are built from
+// it in parallel.
+type Model struct {
+	In   *Input
+	Info siteInfo
+	// paths say where each result and case history lives.
+	Paths resultPaths
+	// nextFailing caches failingAfter by snapshot label.
+	nextFailing sync.Map
+	// rows holds a *sharedRows per snapshot label (see snapshotRows).
+	rows sync.Map
+}
+
+func NewModel(in *Input) (*Model, error) {
+	if in == nil || in.Release == nil || in.Release.Suite == nil {
+		return nil, errors.New("site: no evaluated release to render")
+	}
+	rel := in.Release
+	info := siteInfo{HasHandoff: len(in.Handoff) > 0, PolicyVersion: rel.Suite.PolicyVersion(), HasPolicy: rel.Suite.Policy != nil, CaseCount: len(rel.Suite.Cases), Provenance: newProvenance(rel)}
+	seen := map[string]bool{}
+	for _, s := range rel.Snapshots {
+		if len(s.Outputs) != len(rel.Suite.Cases) || len(s.Result.Cases) != len(rel.Suite.Cases) {
+			return nil, fmt.Errorf("site: snapshot %s was evaluated without its outputs (use evaluator.Options{KeepOutputs: true})", s.Label())
+		}
+		if seen[s.Label()] {
+			return nil, fmt.Errorf("site: two snapshots are labelled %s", s.Label())
+		}
+		seen[s.Label()] = true
+		info.Labels = append(info.Labels, s.Label())
+	}
+	return &Model{In: in, Info: info, Paths: NewResultPaths(CaseIDs(rel.Suite.Cases), len(rel.Snapshots), in.GroupAbove)}, nil
+}
+
+// caseIDs lists the ids of cases, in order.
+func CaseIDs(cases []*suite.Case) []string {
+	ids := make([]string, len(cases))
+	for i, c := range cases {
+		ids[i] = c.ID
+	}
+	return ids
+}
+
+func (v *Model) Snapshot(label string) (*evaluator.Snapshot, bool) {
+	for _, s := range v.In.Release.Snapshots {
+		if s.Label() == label {
+			return s, true
+		}
+	}
+	return nil, false
+}
