@@ -153,7 +153,7 @@ func FuzzCheckHandoff(f *testing.F) {
 	f.Add("| `candidate-v2` | `PASS` |\n|---|---|\n| v1.1 | BLOCK |")
 	f.Add("v1. ships v1.1.")
 	f.Add("See ER-001, `ER-001` and ER-001. in [ER-001](x) ~~ER-001~~ **ER-0011**")
-	ids := pages.IdLinker{Cases: map[string]bool{"ER-001": true, "v1": true}}
+	ids := pages.IDLinker{Cases: map[string]bool{"ER-001": true, "v1": true}}
 	f.Fuzz(func(t *testing.T, src string) {
 		// Rendering with links and flags must not fail or lose a flag.
 		doc, found, err := pages.RenderHandoff([]byte(src), ids, sampleDecisions)

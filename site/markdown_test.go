@@ -75,7 +75,7 @@ func TestRenderPolicyAnchorsAndCoverage(t *testing.T) {
 	}
 	doc, err := pages.RenderPolicy(p, map[string][]pages.CaseLink{
 		"ER-2026.10 §1.1": {{ID: "C-1", Href: "cases/C-1.html"}, {ID: "C-2", Href: "cases/C-2.html"}},
-	}, pages.IdLinker{})
+	}, pages.IDLinker{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func FuzzRenderMarkdown(f *testing.F) {
 			}
 		}
 		if p, err := suite.ParsePolicy("POLICY.md", []byte(src)); err == nil {
-			if _, err := pages.RenderPolicy(p, nil, pages.IdLinker{}); err != nil {
+			if _, err := pages.RenderPolicy(p, nil, pages.IDLinker{}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,16 +1,14 @@
-// Package site renders an evaluated release as a static report site:
-// the release overview, a page per snapshot, a drilldown per case of each
-// snapshot, a history page per case, the policy with its rule anchors,
-// the handoff note, the results files and the release report. Above
-// DefaultGroupAbove results, results and histories share pages of
-// consecutive cases, each under an anchor (see resultPaths).
-//
-// Pages are typed structs built from the evaluation (the logic lives in
-// their builders) and rendered with html/template: templates/base.html is
-// the frame, and each page template is parsed with it into a set of its
-// own. Every link is relative, so a build works at a domain root, under a
-// sub-path and from disk, and two builds of the same inputs are
-// byte-identical.
+// Package site builds a release's report site: it loads and evaluates a
+// data folder, models the pages (site/pages), renders them
+// (site/internal/render) and writes the whole site atomically
+// (internal/publish), so a failed build leaves the output as it was. The
+// site has the release overview, a page per snapshot, a drilldown per
+// case of each snapshot, a history page per case, the policy with its
+// rule anchors, the handoff note, the results files and the release
+// report; above pages.DefaultGroupAbove results, results and histories share
+// pages of consecutive cases. Every link is relative, so a build works at
+// a domain root, under a sub-path and from disk, and two builds of the
+// same inputs are byte-identical.
 package site
 
 import (
@@ -55,7 +53,7 @@ type BuildOptions struct {
 	// Written, when set, is told the size of the site written.
 	Written func(files int, bytes int64)
 	// GroupAbove is the number of results (cases × snapshots) above which
-	// results and case histories share pages; 0 means DefaultGroupAbove.
+	// results and case histories share pages; 0 means pages.DefaultGroupAbove.
 	GroupAbove int
 	// Gates are the gates the release is decided by and the pages show;
 	// nil is decide.DefaultGates.

@@ -222,7 +222,7 @@ func commaAfter(i, n int) string {
 // files write it, counted from 0: "tool_calls[0]", "expected.tool_calls[2]".
 var callIndex = regexp.MustCompile(`(expected\.)?tool_calls\[(\d+)\]`)
 
-// callsFromOne rewrites a failure detail for people, who count calls from
+// CallsFromOne rewrites a failure detail for people, who count calls from
 // 1 as the call panels do: "expected.tool_calls[0] lookup (output
 // tool_calls[1])" reads "expected call 1 lookup (output call 2)". The
 // results file keeps its own words.

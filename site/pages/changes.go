@@ -6,7 +6,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator"
 )
 
-// collapseAfter is how many cases a list of "what changed" shows before
+// CollapseAfter is how many cases a list of "what changed" shows before
 // it folds the rest away: a regression in a long suite can flip hundreds.
 const CollapseAfter = 12
 

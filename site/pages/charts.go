@@ -23,11 +23,11 @@ type Chart struct {
 	ID      string
 	Element template.HTML // the box
 	Script  template.HTML // the JSON data block the box names
-	// assets are the scripts the chart needs, relative to the page.
+	// Assets are the scripts the chart needs, relative to the page.
 	Assets []string
 }
 
-// chartData is what site.js reads from a chart's data block.
+// ChartData is what site.js reads from a chart's data block.
 type ChartData struct {
 	// Options are go-echarts' options for echarts.setOption.
 	Options map[string]any `json:"options"`
@@ -51,7 +51,7 @@ type ChartData struct {
 // "_", so it is safe in any attribute and selector.
 var chartID = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 
-// chartText makes text from the data safe to place in chart options.
+// ChartText makes text from the data safe to place in chart options.
 // "<", ">" and "&" become look-alike full-width signs, so that no label
 // can be read as markup wherever the chart library shows it; go-echarts'
 // "__f__" function marker is removed until none is left, so that no
@@ -68,7 +68,7 @@ func ChartText(s string) string {
 // full-width signs. A Replacer is safe for concurrent use.
 var markupLookalikes = strings.NewReplacer("<", "＜", ">", "＞", "&", "＆")
 
-// refLine is a horizontal reference line across a bar chart, such as a
+// RefLine is a horizontal reference line across a bar chart, such as a
 // threshold.
 type RefLine struct {
 	Label string
@@ -76,7 +76,7 @@ type RefLine struct {
 	Color string
 }
 
-// barSpec describes a bar chart: one bar per category.
+// BarSpec describes a bar chart: one bar per category.
 type BarSpec struct {
 	ID         string
 	Root       string // the page's way back to the site root
@@ -95,7 +95,7 @@ type BarSpec struct {
 	Height    int // CSS pixels; 0 means defaultChartHeight
 }
 
-// defaultChartHeight is the height of a chart box in CSS pixels.
+// DefaultChartHeight is the height of a chart box in CSS pixels.
 const DefaultChartHeight = 320
 
 // The chart palette has enough contrast on the light and the dark page.
@@ -106,7 +106,7 @@ const (
 	referenceColour = "#6b7280"
 )
 
-// renderBar builds the chart's options with go-echarts and renders the box
+// RenderBar builds the chart's options with go-echarts and renders the box
 // and the data block. How the chart fits its box (label rotation and
 // truncation, zoom for many bars, resizing) is decided by site.js, which
 // knows the box's size.

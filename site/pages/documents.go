@@ -73,12 +73,12 @@ func (v *Model) Policy() (*PolicyPage, error) {
 }
 
 // idLinker links case and rule ids for Markdown shown on the page at path.
-func (v *Model) idLinker(path string) IdLinker {
+func (v *Model) idLinker(path string) IDLinker {
 	cases := make(map[string]bool, len(v.In.Release.Suite.Cases))
 	for _, c := range v.In.Release.Suite.Cases {
 		cases[c.ID] = true
 	}
-	return IdLinker{Cases: cases, rules: v.In.Release.Suite.Policy, root: rootFor(path), history: func(id string) string {
+	return IDLinker{Cases: cases, rules: v.In.Release.Suite.Policy, root: rootFor(path), history: func(id string) string {
 		i, _ := v.In.Release.Suite.CaseIndex(id)
 		return v.Paths.History(i)
 	}}
@@ -182,7 +182,7 @@ type NotFoundPage struct {
 	ScriptHash string
 }
 
-// findHome is 404.html's script. A host such as GitHub Pages serves the
+// FindHome is 404.html's script. A host such as GitHub Pages serves the
 // page at the missing address, so relative links would resolve from
 // there. The report's top folder is the part of the address before the
 // first folder that only the top folder holds (snapshots/, cases/, …).

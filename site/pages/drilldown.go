@@ -138,7 +138,7 @@ func citationRow(id string, p *suite.Policy, policy string) CitationRow {
 	return row
 }
 
-// drilldown is the page of one result of its own.
+// Drilldown is the page of one result of its own.
 func (v *Model) Drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
 	c := v.In.Release.Suite.Cases[i]
 	path := DrilldownPath(s.Label(), v.Paths.Stem(i))
@@ -266,7 +266,7 @@ type CaseSteps struct {
 	Prev, Next, NextFailing *NavLink
 }
 
-// caseSteps is the steps part of case i's drilldown in s.
+// CaseSteps is the steps part of case i's drilldown in s.
 func (v *Model) CaseSteps(s *evaluator.Snapshot, i int) CaseSteps {
 	st := CaseSteps{Label: s.Label()}
 	st.Prev, st.Next, st.NextFailing = v.caseNeighbours(s, i, rootFor(DrilldownPath(s.Label(), v.Paths.Stem(i))))
@@ -292,7 +292,7 @@ func (v *Model) caseNeighbours(s *evaluator.Snapshot, i int, root string) (prev,
 	return prev, next, nextFailing
 }
 
-// failingAfter returns, for each case position of s, the position of the
+// FailingAfter returns, for each case position of s, the position of the
 // next failing case after it, wrapping round, or -1 when no other case
 // fails. It is worked out once per snapshot in linear time.
 func (v *Model) FailingAfter(s *evaluator.Snapshot) []int {

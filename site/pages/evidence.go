@@ -109,7 +109,7 @@ func mcnemarWords(c *decide.Comparison, role string) string {
 		c.Label, role, c.Regressions, c.Fixes, fmtFloat(c.PValue), verdict, fmtFloat(c.Level.Alpha()), c.Level.Percent())
 }
 
-// settleWords says how many cases would settle an inconclusive gate:
+// SettleWords says how many cases would settle an inconclusive gate:
 // "about 40 cases at the same pass rate (28 more) would settle it".
 func SettleWords(g *decide.GateResult, cases int) string {
 	if g.Settle == 0 {

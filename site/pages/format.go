@@ -146,7 +146,7 @@ type GateRow struct {
 	spec *decide.Spec
 }
 
-// gateRows words the gates of a snapshot from its results, which hold
+// GateRows words the gates of a snapshot from its results, which hold
 // the exact values.
 func GateRows(s *evaluator.Snapshot) []GateRow {
 	rows := make([]GateRow, len(s.Result.Gates))

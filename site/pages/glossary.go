@@ -7,7 +7,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator/judge"
 )
 
-// glossaryPath is the page that explains the words of the site.
+// GlossaryPath is the page that explains the words of the site.
 const GlossaryPath = "glossary.html"
 
 // GlossaryTerm is one word of the site explained: in one line, which a

@@ -30,20 +30,20 @@ type Layout struct {
 	// SiteFooter is the footer rendered with the "footer" template: the
 	// same on every page, so it is rendered once per site.
 	SiteFooter template.HTML
-	// headerKey names what Header depends on, for reuse across pages.
+	// HeaderKey names what Header depends on, for reuse across pages.
 	HeaderKey string
 }
 
-// headKey names what Head depends on, for reuse across pages: every
+// HeadKey names what Head depends on, for reuse across pages: every
 // link it holds.
 func (l *Layout) HeadKey() string {
 	return l.Icon + "\x00" + l.Style + "\x00" + l.Tables + "\x00" + l.Script + "\x00" + strings.Join(l.Scripts, "\x00")
 }
 
-// frame gives the renderer every page's Layout.
+// Frame gives the renderer every page's Layout.
 func (l *Layout) Frame() *Layout { return l }
 
-// framed is a page with the common frame.
+// Framed is a page with the common frame.
 type Framed interface{ Frame() *Layout }
 
 // NavLink is one link of a navigation list.

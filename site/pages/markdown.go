@@ -27,11 +27,11 @@ type markdownDoc struct {
 	HasH1 bool // the document brings its own top heading
 }
 
-// renderMarkdown renders HANDOFF.md-style text with the converter the
+// RenderMarkdown renders HANDOFF.md-style text with the converter the
 // policy is read with: GFM, raw HTML omitted, dangerous link targets
 // dropped, images shown as links so a page never loads another host.
 // Case and rule ids become links (ids may be nil).
-func RenderMarkdown(src []byte, ids *IdLinker) (markdownDoc, error) {
+func RenderMarkdown(src []byte, ids *IDLinker) (markdownDoc, error) {
 	return convert(src, func(doc ast.Node, src []byte) {
 		if ids != nil {
 			ids.link(doc, src)
@@ -39,10 +39,10 @@ func RenderMarkdown(src []byte, ids *IdLinker) (markdownDoc, error) {
 	})
 }
 
-// renderHandoff renders HANDOFF.md with case and rule ids linked and a
+// RenderHandoff renders HANDOFF.md with case and rule ids linked and a
 // flag after every sentence whose claim about a snapshot's decision
 // contradicts decisions, which it returns.
-func RenderHandoff(src []byte, ids IdLinker, decisions map[string]decide.Decision) (markdownDoc, []Contradiction, error) {
+func RenderHandoff(src []byte, ids IDLinker, decisions map[string]decide.Decision) (markdownDoc, []Contradiction, error) {
 	var found []Contradiction
 	doc, err := convert(src, func(doc ast.Node, src []byte) {
 		found = findContradictions(doc, src, decisions)
@@ -56,12 +56,12 @@ func RenderHandoff(src []byte, ids IdLinker, decisions map[string]decide.Decisio
 	return doc, found, err
 }
 
-// renderPolicy renders POLICY.md. Each rule heading gets the anchor of
+// RenderPolicy renders POLICY.md. Each rule heading gets the anchor of
 // suite.Anchor, and at the end of each rule's section a note lists the
 // cases whose expectations cite the rule, or says that none does.
 // citedBy maps rule ids to those cases, already linked for policy.html.
 // Case and rule ids in the text become links.
-func RenderPolicy(p *suite.Policy, citedBy map[string][]CaseLink, ids IdLinker) (markdownDoc, error) {
+func RenderPolicy(p *suite.Policy, citedBy map[string][]CaseLink, ids IDLinker) (markdownDoc, error) {
 	return convert(p.Source, func(doc ast.Node, src []byte) {
 		ids.link(doc, src)
 		for _, h := range headings(doc) {

@@ -16,11 +16,11 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// idLinker turns case ids and current rule ids in rendered Markdown into
+// IDLinker turns case ids and current rule ids in rendered Markdown into
 // links: a case id to the case's history page, a rule id to its anchor on
 // policy.html. Headings are left as they are (a rule heading is the
 // anchor itself), and so is text already inside a link.
-type IdLinker struct {
+type IDLinker struct {
 	Cases map[string]bool
 	rules *suite.Policy
 	root  string // from the page to the site root
@@ -33,7 +33,7 @@ type IdLinker struct {
 var ruleID = regexp.MustCompile(`[A-Z][A-Z0-9]*-[0-9]{4}\.[0-9]{2} §[0-9]+(?:\.[0-9]+)*`)
 
 // target returns where id leads, or "".
-func (l IdLinker) target(id string) string {
+func (l IDLinker) target(id string) string {
 	if l.Cases[id] {
 		if l.history != nil {
 			return l.root + l.history(id)
@@ -49,7 +49,7 @@ func (l IdLinker) target(id string) string {
 }
 
 // link rewrites doc in place.
-func (l IdLinker) link(doc ast.Node, src []byte) {
+func (l IDLinker) link(doc ast.Node, src []byte) {
 	var texts []*ast.Text
 	var spans []*ast.CodeSpan
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
@@ -83,7 +83,7 @@ func (l IdLinker) link(doc ast.Node, src []byte) {
 }
 
 // linkText splits one text node around the ids it holds.
-func (l IdLinker) linkText(t *ast.Text, src []byte) {
+func (l IDLinker) linkText(t *ast.Text, src []byte) {
 	seg := t.Segment
 	s := string(seg.Value(src))
 	var hits []hit

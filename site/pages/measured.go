@@ -8,7 +8,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
-// coverage counts a snapshot's outputs (every trial's, with trials) and
+// Coverage counts a snapshot's outputs (every trial's, with trials) and
 // how many of them recorded a latency and a cost: an average over 1 of
 // 50 outputs must say so (docs/evidence.md, "Reading the pages").
 type Coverage struct {
@@ -43,7 +43,7 @@ func coverageOf(s *evaluator.Snapshot) Coverage {
 	return c
 }
 
-// measuredText words a p95 or an average with how many outputs it was
+// MeasuredText words a p95 or an average with how many outputs it was
 // measured over, when that is not all of them: "2,050 ms", "2,050 ms over
 // 3 of 12 outputs", "n/a: no output recorded a latency", "n/a: no
 // outputs". what is "latency" or "cost"; value is the figure, "" when
@@ -101,7 +101,7 @@ func gateCoverage(g *decide.GateResult, observed string, c Coverage) string {
 	return observed
 }
 
-// hasNoOutput reports whether the snapshot has no output at all for case
+// HasNoOutput reports whether the snapshot has no output at all for case
 // j: with trials, in none of its trials. Such a case fails, but says
 // nothing about the agent.
 func HasNoOutput(s *evaluator.Snapshot, j int) bool {

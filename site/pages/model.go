@@ -1,3 +1,11 @@
+// Package pages is the page model of a release's report site: a typed
+// struct for each page (the overview, a snapshot, a drilldown, a case
+// history, the grouped pages of a large suite, the policy, the handoff
+// note, the release report, compare and the glossary), built from an
+// evaluated release by the methods of Model. It decides what every page
+// says and where every page lives (paths.go); it executes no template and
+// writes no file: site/internal/render does (see docs/design.md, "The
+// pipeline").
 package pages
 
 import (
@@ -9,13 +17,13 @@ import (
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
-// model is the evaluated release as every page sees it. It is read-only
+// Model is the evaluated release as every page sees it. It is read-only
 // once made (but for caches of what it computes), so pages are built from
 // it in parallel.
 type Model struct {
 	In   *Input
 	Info siteInfo
-	// paths say where each result and case history lives.
+	// Paths say where each result and case history lives.
 	Paths resultPaths
 	// nextFailing caches failingAfter by snapshot label.
 	nextFailing sync.Map
@@ -43,7 +51,7 @@ func NewModel(in *Input) (*Model, error) {
 	return &Model{In: in, Info: info, Paths: NewResultPaths(CaseIDs(rel.Suite.Cases), len(rel.Snapshots), in.GroupAbove)}, nil
 }
 
-// caseIDs lists the ids of cases, in order.
+// CaseIDs lists the ids of cases, in order.
 func CaseIDs(cases []*suite.Case) []string {
 	ids := make([]string, len(cases))
 	for i, c := range cases {

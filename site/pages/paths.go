@@ -29,7 +29,7 @@ const (
 	// load as scripts: a page opened from disk may not fetch files.
 	CasesDataPath  = "data/cases.js"
 	MatrixDataPath = "data/matrix.js"
-	// reportPagePath is RELEASE_REPORT.md rendered as a page.
+	// ReportPagePath is RELEASE_REPORT.md rendered as a page.
 	ReportPagePath = "report.html"
 )
 
@@ -40,13 +40,13 @@ const (
 
 func SnapshotPath(label string) string { return "snapshots/" + label + ".html" }
 
-// drilldownPath is the page of one result when every result has a page
+// DrilldownPath is the page of one result when every result has a page
 // of its own; pages link results through resultPaths, never directly.
 func DrilldownPath(label, stem string) string {
 	return "snapshots/" + label + "/" + stem + ".html"
 }
 
-// historyPath is the page of one case's history when every case has a
+// HistoryPath is the page of one case's history when every case has a
 // page of its own; pages link histories through resultPaths.
 func HistoryPath(stem string) string { return "cases/" + stem + ".html" }
 
@@ -64,7 +64,7 @@ func rootFor(path string) string { return strings.Repeat("../", strings.Count(pa
 // what GitHub Pages publishes (1 GB) and a bundle holds (50,000 files).
 const DefaultGroupAbove = 50000
 
-// resultsPerPage is how many consecutive cases of one snapshot share a
+// ResultsPerPage is how many consecutive cases of one snapshot share a
 // grouped result page.
 const ResultsPerPage = 100
 
@@ -77,15 +77,15 @@ const historyCellsPerPage = 2000
 // case's history live. Every link to one goes through it, so no page
 // depends on whether results have pages of their own or share them.
 type resultPaths struct {
-	// perPage is how many cases share a result page; 0: one page each.
+	// PerPage is how many cases share a result page; 0: one page each.
 	PerPage int
-	// historyPerPage is how many cases share a history page.
+	// HistoryPerPage is how many cases share a history page.
 	HistoryPerPage int
-	// stems name each case's pages and anchors, in suite order.
+	// Stems name each case's pages and anchors, in suite order.
 	Stems []string
 }
 
-// newResultPaths picks the scheme for a release of the cases with the
+// NewResultPaths picks the scheme for a release of the cases with the
 // given ids × snapshots: a page per result up to groupAbove results
 // (DefaultGroupAbove when 0).
 func NewResultPaths(ids []string, snapshots, groupAbove int) resultPaths {
@@ -99,11 +99,11 @@ func NewResultPaths(ids []string, snapshots, groupAbove int) resultPaths {
 	return p
 }
 
-// stem is the name of case i's pages, without ".html", and its anchor on
+// Stem is the name of case i's pages, without ".html", and its anchor on
 // a page that shows several cases.
 func (p resultPaths) Stem(i int) string { return p.Stems[i] }
 
-// sameScheme reports whether every result and history of the cases both
+// SameScheme reports whether every result and history of the cases both
 // know sits at the same address in p and q.
 func (p resultPaths) SameScheme(q resultPaths, ids, otherIDs []string) bool {
 	if p.PerPage != q.PerPage || p.HistoryPerPage != q.HistoryPerPage {
@@ -121,10 +121,10 @@ func (p resultPaths) SameScheme(q resultPaths, ids, otherIDs []string) bool {
 	return true
 }
 
-// grouped says whether results share pages.
+// Grouped says whether results share pages.
 func (p resultPaths) Grouped() bool { return p.PerPage > 0 }
 
-// resultPage is the file holding the result of case i in the snapshot
+// ResultPage is the file holding the result of case i in the snapshot
 // label.
 func (p resultPaths) ResultPage(label string, i int) string {
 	if !p.Grouped() {
@@ -133,7 +133,7 @@ func (p resultPaths) ResultPage(label string, i int) string {
 	return ResultGroupPath(label, i/p.PerPage)
 }
 
-// result is the link target of one result, with its anchor when it
+// Result is the link target of one result, with its anchor when it
 // shares a page: snapshots/<label>/p0001.html#<stem>.
 func (p resultPaths) Result(label string, i int) string {
 	if !p.Grouped() {
@@ -150,7 +150,7 @@ func (p resultPaths) historyPage(i int) string {
 	return HistoryGroupPath(i / p.HistoryPerPage)
 }
 
-// history is the link target of case i's history.
+// History is the link target of case i's history.
 func (p resultPaths) History(i int) string {
 	if !p.Grouped() {
 		return HistoryPath(p.Stems[i])
@@ -158,10 +158,10 @@ func (p resultPaths) History(i int) string {
 	return HistoryGroupPath(i/p.HistoryPerPage) + "#" + p.Stems[i]
 }
 
-// resultGroups is the number of grouped result pages per snapshot.
+// ResultGroups is the number of grouped result pages per snapshot.
 func (p resultPaths) ResultGroups(cases int) int { return groups(cases, p.PerPage) }
 
-// historyGroups is the number of grouped history pages.
+// HistoryGroups is the number of grouped history pages.
 func (p resultPaths) HistoryGroups(cases int) int { return groups(cases, p.HistoryPerPage) }
 
 func groups(n, per int) int {
@@ -171,17 +171,17 @@ func groups(n, per int) int {
 	return (n + per - 1) / per
 }
 
-// resultGroupPath is the g-th (from 0) grouped result page of a snapshot.
+// ResultGroupPath is the g-th (from 0) grouped result page of a snapshot.
 // "p" and four digits cannot clash with a case's own page: the two
 // schemes never share a site.
 func ResultGroupPath(label string, g int) string {
 	return "snapshots/" + label + "/" + GroupFile(g)
 }
 
-// historyGroupPath is the g-th (from 0) grouped history page.
+// HistoryGroupPath is the g-th (from 0) grouped history page.
 func HistoryGroupPath(g int) string { return "cases/" + GroupFile(g) }
 
-// groupFile names the g-th (from 0) grouped page of a folder: p0001.html.
+// GroupFile names the g-th (from 0) grouped page of a folder: p0001.html.
 // Links to results are made hundreds of thousands of times in a large
 // build, so this avoids fmt.
 func GroupFile(g int) string {

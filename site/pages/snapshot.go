@@ -52,12 +52,12 @@ type SnapshotPage struct {
 	TableScript string
 }
 
-// tableRowsInHTML bounds the case table written into a snapshot page. A
+// TableRowsInHTML bounds the case table written into a snapshot page. A
 // larger suite's page holds its first rows (failures first), so the page
 // opens at once; the script then loads every row from the data files.
 const TableRowsInHTML = 100
 
-// whyCasesShown bounds the cases listed under one failing gate; the rest
+// WhyCasesShown bounds the cases listed under one failing gate; the rest
 // are a link away in the case table.
 const WhyCasesShown = 10
 
@@ -138,7 +138,7 @@ func failureDetails(fs []judge.Failure) string {
 	return strings.Join(details, "; ")
 }
 
-// failureCodes lists the codes of a case's failures, each once: with
+// FailureCodes lists the codes of a case's failures, each once: with
 // trials the same check may fail in several of them.
 func FailureCodes(fs []judge.Failure) string {
 	codes := make([]string, 0, len(fs))
@@ -275,7 +275,7 @@ type sharedRows struct {
 	takers atomic.Int32
 }
 
-// snapshotRows is caseRows for s's page, made once for the page and its
+// SnapshotRows is caseRows for s's page, made once for the page and its
 // table data (which uses no link), which may render at the same time. The
 // second to take them lets them go: a large release's rows are tens of
 // MiB a snapshot.

@@ -82,7 +82,7 @@ func NewTrialStrip(c *evaluator.CaseResult, k int, href func(t int) string) *Tri
 	return s
 }
 
-// trialID is the element id of trial t's section on a drilldown.
+// TrialID is the element id of trial t's section on a drilldown.
 func TrialID(t int) string { return fmt.Sprintf("trial-%d", t) }
 
 // TrialSection is one trial of a case on its drilldown.

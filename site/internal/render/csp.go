@@ -23,7 +23,7 @@ import (
 var ContentSecurityPolicy = "default-src 'none'; script-src 'self' " + ScriptHash(pages.FindHome) + "; style-src 'self' 'unsafe-inline'; " +
 	"img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'"
 
-// scriptHash is a CSP source allowing exactly the inline script s.
+// ScriptHash is a CSP source allowing exactly the inline script s.
 func ScriptHash(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"

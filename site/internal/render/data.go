@@ -40,7 +40,7 @@ func dataScript(key string, value any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// casesData is data/cases.js: the suite's case ids, titles and
+// CasesData is data/cases.js: the suite's case ids, titles and
 // severities, and where each case's pages are.
 type CasesData struct {
 	IDs    []string `json:"ids"`
@@ -79,7 +79,7 @@ const (
 	StatusMissing = 'M' // failed with no output at all (with trials, in none of them)
 )
 
-// matrixData is data/matrix.js: per snapshot its decision, gates and a
+// MatrixData is data/matrix.js: per snapshot its decision, gates and a
 // status letter per case. The compare page and the cases matrix read it.
 type MatrixData struct {
 	Labels    []string       `json:"labels"`
@@ -291,7 +291,7 @@ func writeRow(b *bytes.Buffer, row reflect.Value) error {
 	return nil
 }
 
-// snapshotData is data/snapshots/<label>.js: every row of a case table
+// SnapshotData is data/snapshots/<label>.js: every row of a case table
 // too large to write into its page, in suite order.
 func (v *View) SnapshotData(s *evaluator.Snapshot) ([]byte, error) {
 	rows := v.SnapshotRows(s)

@@ -95,7 +95,7 @@ func hasAsset(as []asset, p string) bool {
 	return false
 }
 
-// view is the page model with the parts of the frame every page shares,
+// View is the page model with the parts of the frame every page shares,
 // rendered once and reused: the links of a page's head, its navigation and
 // the site footer. It is read-only once made but for those caches, so pages
 // render from it in parallel.
@@ -117,7 +117,7 @@ func NewView(in *pages.Input) (*View, error) {
 	return &View{Model: m}, nil
 }
 
-// job makes one file of the site, writing its bytes to w.
+// Job makes one file of the site, writing its bytes to w.
 type Job struct {
 	path string
 	Make func(w *bytes.Buffer) error
@@ -134,7 +134,7 @@ func (r *Renderer) buffer() *bytes.Buffer {
 	return b
 }
 
-// execute renders a page struct with the template set of name into w.
+// Execute renders a page struct with the template set of name into w.
 func (r *Renderer) Execute(w *bytes.Buffer, name string, data any) error {
 	entry := "base"
 	if name == notFoundTemplate {
@@ -164,7 +164,7 @@ func (r *Renderer) fragment(cache *sync.Map, key, name, part string, l *pages.La
 	return h.(template.HTML), nil
 }
 
-// frame renders the shared parts of a page's frame: the links of its
+// Frame renders the shared parts of a page's frame: the links of its
 // head, its navigation and the site footer.
 func (r *Renderer) Frame(v *View, name string, l *pages.Layout) (err error) {
 	if l.Head, err = r.fragment(&v.heads, l.HeadKey(), name, "head", l); err != nil {
@@ -196,7 +196,7 @@ func pageJob[P any](r *Renderer, v *View, p, name string, build func() (P, error
 	}}
 }
 
-// fileJob publishes bytes made elsewhere; make is called when the job
+// FileJob publishes bytes made elsewhere; make is called when the job
 // runs, so a large suite's results files are encoded in parallel too.
 func FileJob(p string, make func() []byte) Job {
 	return Job{path: p, Make: func(w *bytes.Buffer) error {
@@ -317,7 +317,7 @@ func (r *Renderer) sharedOwnJobs(v *View) []Job {
 	return jobs
 }
 
-// allJobs lists every file of the site. The big pages come first, so
+// AllJobs lists every file of the site. The big pages come first, so
 // that no worker is left with one at the end. Then, case by case, its
 // drilldowns and its history: consecutive files lie in different
 // folders, because writers creating files in one folder at once wait on
@@ -355,14 +355,14 @@ func (r *Renderer) caseJobs(v *View) []Job {
 	return jobs
 }
 
-// runOptions say how run hands files to emit.
+// RunOptions say how run hands files to emit.
 type RunOptions struct {
 	// writers, when above zero, is the number of goroutines that call
 	// emit while the render workers go on: for an emit that writes
 	// files, which waits on the disk rather than the processor.
 	// Otherwise emit is called by one goroutine at a time.
 	Writers int
-	// reuse says that emit is done with the bytes when it returns, so
+	// Reuse says that emit is done with the bytes when it returns, so
 	// their buffer may hold the next file. Otherwise each file gets a
 	// copy of its own, which emit may keep.
 	Reuse    bool
@@ -375,7 +375,7 @@ type made struct {
 	buf   *bytes.Buffer
 }
 
-// run makes every job on GOMAXPROCS workers and hands each file to emit.
+// Run makes every job on GOMAXPROCS workers and hands each file to emit.
 // The first error stops the work; the error of the earliest failed job in
 // list order is returned.
 func (r *Renderer) Run(jobs []Job, emit Emit, opts RunOptions) error {

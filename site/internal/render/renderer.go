@@ -1,3 +1,10 @@
+// Package render turns a site's page model (site/pages) into files: it
+// executes the embedded templates, one set per page on the shared frame,
+// and makes the data scripts, the results files and the assets, handing
+// each file's bytes to an Emit in parallel. Besides the whole site it
+// renders parts of one (RenderParts, Later), which only a live server
+// needs; it lives under site/internal so that only the site's own
+// packages can call it (see docs/design.md, "The pipeline").
 package render
 
 import (

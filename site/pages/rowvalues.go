@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 )
 
-// rowTrials is a case's trials for the table's trial strip, one string
+// RowTrials is a case's trials for the table's trial strip, one string
 // per trial: "" passed, "-" no output, else its failure codes.
 type RowTrials []string
 
-// noOutputTrial marks a trial without output in a rowTrials.
+// NoOutputTrial marks a trial without output in a rowTrials.
 const NoOutputTrial = "-"
 
 // newRowTrials reads a case's trials off its strip.
