@@ -25,12 +25,12 @@ func newRowTrials(s *TrialStrip) RowTrials {
 	return out
 }
 
-// decimal is an exact decimal literal, written into the data as a JSON
+// Decimal is an exact decimal literal, written into the data as a JSON
 // string, or null when empty (nothing measured): the script writes it
 // into the row as it stands, as the page does, and parses it to sort.
-type decimal string
+type Decimal string
 
-func (d decimal) MarshalJSON() ([]byte, error) {
+func (d Decimal) MarshalJSON() ([]byte, error) {
 	if d == "" {
 		return []byte("null"), nil
 	}

@@ -109,10 +109,10 @@ type CaseFields struct {
 	// matches besides the visible text.
 	Search      string  `json:"search"`
 	Latency     string  `json:"latency"`
-	LatencySort decimal `json:"latencySort"`
+	LatencySort Decimal `json:"latencySort"`
 	LatencyOver bool    `json:"latencyOver"` // slower than the p95 limit
 	Cost        string  `json:"cost"`
-	CostSort    decimal `json:"costSort"`
+	CostSort    Decimal `json:"costSort"`
 	CostOver    bool    `json:"costOver"` // dearer than the limit on the average cost
 	// Trials is the case's trials as the script draws its trial strip,
 	// nil without trials.
@@ -330,7 +330,7 @@ func (v *Model) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 			var latSort, costSort string
 			row.Latency, latSort, _ = measureText(lat, ms)
 			row.Cost, costSort, _ = measureText(cost, usd)
-			row.LatencySort, row.CostSort = decimal(latSort), decimal(costSort)
+			row.LatencySort, row.CostSort = Decimal(latSort), Decimal(costSort)
 			row.LatencyOver = lat != nil && latencyGated && lat.Cmp(latencyLimit) > 0
 			row.CostOver = cost != nil && costGated && cost.Cmp(costLimit) > 0
 		} else if o := s.Outputs[i]; o != nil {
@@ -338,12 +338,12 @@ func (v *Model) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 			// Each value is read once: a large snapshot has many rows.
 			if o.LatencyMS != nil {
 				lat := o.LatencyMS.Rat()
-				row.Latency, row.LatencySort = ms(lat), decimal(o.LatencyMS.String())
+				row.Latency, row.LatencySort = ms(lat), Decimal(o.LatencyMS.String())
 				row.LatencyOver = latencyGated && lat.Cmp(latencyLimit) > 0
 			}
 			if o.CostUSD != nil {
 				cost := o.CostUSD.Rat()
-				row.Cost, row.CostSort = usd(cost), decimal(o.CostUSD.String())
+				row.Cost, row.CostSort = usd(cost), Decimal(o.CostUSD.String())
 				row.CostOver = costGated && cost.Cmp(costLimit) > 0
 			}
 		}

@@ -27,7 +27,7 @@ func TestCaseFieldNames(t *testing.T) {
 			t.Errorf("field %s is written as %q, want %q", goName, f.name, want)
 		}
 	}
-	b, err := json.Marshal(rowTable{})
+	b, err := json.Marshal(newRowTable(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestRowTableRows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := dataScript("snapshot:s", rowTable{tt.row})
+			b, err := dataScript("snapshot:s", newRowTable([]pages.CaseFields{tt.row}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,5 +91,38 @@ func TestRowTableRows(t *testing.T) {
 				t.Errorf("row written as\n%s\nwant\n%s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRowValuesAsTheFieldsMarshal holds the row encoder's shortcuts to
+// what encoding/json writes for each field, but for bools (1 or 0).
+func TestRowValuesAsTheFieldsMarshal(t *testing.T) {
+	rows := []pages.CaseFields{
+		{Passed: true, Codes: "wrong tool", Search: "<&>", Latency: "1 s", LatencySort: "1000.000000", Cost: "$1", CostSort: "1", Trials: pages.RowTrials{"", "-"}},
+		{Latency: "no output", Cost: "no output"},
+	}
+	for _, row := range rows {
+		values := rowValues(reflect.ValueOf(&row).Elem())
+		field := reflect.ValueOf(row)
+		for i, v := range values {
+			got, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := caseFields[i]
+			if f.kind == rowBool {
+				if want := map[bool]string{true: "1", false: "0"}[field.Field(f.index).Bool()]; string(got) != want {
+					t.Errorf("%s: %s, want %s", f.name, got, want)
+				}
+				continue
+			}
+			want, err := json.Marshal(field.Field(f.index).Interface())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("%s: %s, want %s", f.name, got, want)
+			}
+		}
 	}
 }
