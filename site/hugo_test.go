@@ -83,11 +83,11 @@ func hugoSite(in *pages.Input, data, dir string) error {
 			"measures": measures, "gates": gates,
 		}, "")
 		for i := range rel.Suite.Cases {
-			files["content/snapshots/"+s.Label()+"/"+rel.Suite.Cases[i].ID+".md"] = hugoDrilldown(v.Drilldown(s, i), i, pages.FailureCodes(s.Result.Cases[i].Failures))
+			files["content/snapshots/"+s.Label()+"/"+rel.Suite.Cases[i].ID+".md"] = hugoDrilldown(v.DrilldownPage(s, i), i, pages.FailureCodes(s.Result.Cases[i].Failures))
 		}
 	}
 	for i := range rel.Suite.Cases {
-		files["content/cases/"+rel.Suite.Cases[i].ID+".md"] = hugoHistory(v.History(i), i)
+		files["content/cases/"+rel.Suite.Cases[i].ID+".md"] = hugoHistory(v.HistoryPage(i), i)
 	}
 	for name, data := range files {
 		path := filepath.Join(dir, filepath.FromSlash(name))

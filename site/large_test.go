@@ -123,7 +123,7 @@ func BenchmarkRenderDrilldown(b *testing.B) {
 	var w bytes.Buffer
 	for b.Loop() {
 		w.Reset()
-		p := v.Drilldown(s, 6)
+		p := v.DrilldownPage(s, 6)
 		if err := r.Frame(v, "drilldown", p.Frame()); err != nil {
 			b.Fatal(err)
 		}
@@ -226,7 +226,7 @@ func BenchmarkRenderResultGroup(b *testing.B) {
 	var w bytes.Buffer
 	for b.Loop() {
 		w.Reset()
-		if err := r.Execute(&w, "results", v.ResultGroup(s, 1)); err != nil {
+		if err := r.Execute(&w, "results", v.ResultGroupPage(s, 1)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -254,7 +254,7 @@ func BenchmarkRenderHistoryGroup(b *testing.B) {
 	var w bytes.Buffer
 	for b.Loop() {
 		w.Reset()
-		if err := r.Execute(&w, "histories", v.HistoryGroup(1)); err != nil {
+		if err := r.Execute(&w, "histories", v.HistoryGroupPage(1)); err != nil {
 			b.Fatal(err)
 		}
 	}

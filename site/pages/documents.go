@@ -46,7 +46,7 @@ func (v *Model) citations() map[string][]CaseLink {
 	return by
 }
 
-func (v *Model) Policy() (*PolicyPage, error) {
+func (v *Model) PolicyPage() (*PolicyPage, error) {
 	pol := v.In.Release.Suite.Policy
 	citedBy := v.citations()
 	doc, err := RenderPolicy(pol, citedBy, v.idLinker(PolicyPath))
@@ -104,7 +104,7 @@ type HandoffPage struct {
 	Doc            markdownDoc
 }
 
-func (v *Model) Handoff() (*HandoffPage, error) {
+func (v *Model) HandoffPage() (*HandoffPage, error) {
 	doc, found, err := RenderHandoff(v.In.Handoff, v.idLinker(HandoffPath), v.decisions())
 	if err != nil {
 		return nil, err
@@ -218,7 +218,7 @@ const FindHome = `(function () {
   })(0);
 })();`
 
-func (v *Model) NotFound(css template.CSS, icon template.URL) *NotFoundPage {
+func (v *Model) NotFoundPage(css template.CSS, icon template.URL) *NotFoundPage {
 	p := &NotFoundPage{Title: "Page not found", CSS: css, Icon: icon, Home: OverviewPath,
 		Markers: []string{"snapshots/", "cases/", "results/", "assets/"}, Script: template.JS(FindHome)}
 	sum := sha256.Sum256([]byte(FindHome))

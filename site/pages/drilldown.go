@@ -21,7 +21,7 @@ type DrilldownPage struct {
 	HistoryHref  string
 	ID           string
 	// Anchor is the result's id on a page that shows several results
-	// (see resultPaths.stem).
+	// (see ResultPaths.stem).
 	Anchor string
 	// CaseTitle is the case's title; the page's own title, in its Layout,
 	// names the case and the snapshot.
@@ -138,8 +138,8 @@ func citationRow(id string, p *suite.Policy, policy string) CitationRow {
 	return row
 }
 
-// Drilldown is the page of one result of its own.
-func (v *Model) Drilldown(s *evaluator.Snapshot, i int) *DrilldownPage {
+// DrilldownPage is the page of one result of its own.
+func (v *Model) DrilldownPage(s *evaluator.Snapshot, i int) *DrilldownPage {
 	c := v.In.Release.Suite.Cases[i]
 	path := DrilldownPath(s.Label(), v.Paths.Stem(i))
 	p := v.resultDetail(s, i, path)

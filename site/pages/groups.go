@@ -10,7 +10,7 @@ import (
 )
 
 // Grouped pages hold the results and histories of a release too large
-// for a page per result (see resultPaths): each page covers a block of
+// for a page per result (see ResultPaths): each page covers a block of
 // consecutive cases in suite order, and each case sits under an anchor
 // named by its id.
 
@@ -45,7 +45,7 @@ type ResultPart struct {
 // PassingRow is a passing result in brief.
 type PassingRow struct {
 	ID          string
-	Anchor      string // the row's id on the page (see resultPaths.stem)
+	Anchor      string // the row's id on the page (see ResultPaths.stem)
 	Title       string
 	Severity    string
 	Decision    string
@@ -77,7 +77,7 @@ func (v *Model) groupRange(g, per int) (first, last int) {
 	return first, last
 }
 
-func (v *Model) ResultGroup(s *evaluator.Snapshot, g int) *ResultGroupPage {
+func (v *Model) ResultGroupPage(s *evaluator.Snapshot, g int) *ResultGroupPage {
 	cases := v.In.Release.Suite.Cases
 	label := s.Label()
 	path := ResultGroupPath(label, g)
@@ -165,7 +165,7 @@ type HistoryGroupPage struct {
 // HistoryGroupRow is one case across every snapshot.
 type HistoryGroupRow struct {
 	ID       string
-	Anchor   string // the row's id on the page (see resultPaths.stem)
+	Anchor   string // the row's id on the page (see ResultPaths.stem)
 	Title    string
 	Severity string
 	Cells    []HistoryCell
@@ -178,7 +178,7 @@ type HistoryCell struct {
 	Text  string // "✓ pass", "✕ fail", "~ pass, flaky"
 }
 
-func (v *Model) HistoryGroup(g int) *HistoryGroupPage {
+func (v *Model) HistoryGroupPage(g int) *HistoryGroupPage {
 	rel := v.In.Release
 	path := HistoryGroupPath(g)
 	root := rootFor(path)

@@ -34,7 +34,7 @@ type HistoryRow struct {
 	Strip *TrialStrip
 }
 
-func (v *Model) History(i int) *HistoryPage {
+func (v *Model) HistoryPage(i int) *HistoryPage {
 	rel := v.In.Release
 	c := rel.Suite.Cases[i]
 	path := v.Paths.historyPage(i)

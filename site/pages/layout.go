@@ -54,10 +54,10 @@ type NavLink struct {
 	InSection bool // this page lies below the link's page
 }
 
-// siteInfo is what the frame of every page depends on. It changes only
+// SiteInfo is what the frame of every page depends on. It changes only
 // when snapshots come or go, the policy's version changes or HANDOFF.md
 // appears or disappears.
-type siteInfo struct {
+type SiteInfo struct {
 	Labels        []string
 	HasHandoff    bool
 	HasPolicy     bool // false without POLICY.md: no policy page
@@ -68,7 +68,7 @@ type siteInfo struct {
 
 // policyText names the policy in the footer: "Policy ER-2026.10", or
 // "No policy" without POLICY.md.
-func (s siteInfo) policyText() string {
+func (s SiteInfo) policyText() string {
 	if !s.HasPolicy {
 		return "No policy"
 	}
@@ -81,7 +81,7 @@ func (s siteInfo) policyText() string {
 const navSnapshots = 4
 
 // layout frames the page at path.
-func (s siteInfo) layout(path, title string) Layout {
+func (s SiteInfo) layout(path, title string) Layout {
 	root := rootFor(path)
 	link := func(target, text string) NavLink {
 		return NavLink{Href: root + target, Text: text, Current: target == path}

@@ -22,9 +22,9 @@ import (
 // it in parallel.
 type Model struct {
 	In   *Input
-	Info siteInfo
+	Info SiteInfo
 	// Paths say where each result and case history lives.
-	Paths resultPaths
+	Paths ResultPaths
 	// nextFailing caches failingAfter by snapshot label.
 	nextFailing sync.Map
 	// rows holds a *sharedRows per snapshot label (see snapshotRows).
@@ -36,7 +36,7 @@ func NewModel(in *Input) (*Model, error) {
 		return nil, errors.New("site: no evaluated release to render")
 	}
 	rel := in.Release
-	info := siteInfo{HasHandoff: len(in.Handoff) > 0, PolicyVersion: rel.Suite.PolicyVersion(), HasPolicy: rel.Suite.Policy != nil, CaseCount: len(rel.Suite.Cases), Provenance: newProvenance(rel)}
+	info := SiteInfo{HasHandoff: len(in.Handoff) > 0, PolicyVersion: rel.Suite.PolicyVersion(), HasPolicy: rel.Suite.Policy != nil, CaseCount: len(rel.Suite.Cases), Provenance: newProvenance(rel)}
 	seen := map[string]bool{}
 	for _, s := range rel.Snapshots {
 		if len(s.Outputs) != len(rel.Suite.Cases) || len(s.Result.Cases) != len(rel.Suite.Cases) {

@@ -217,7 +217,7 @@ func snapshotCard(s *evaluator.Snapshot, gates []GateRow, level stats.Level, roo
 	}
 }
 
-func (v *Model) Overview() (*OverviewPage, error) {
+func (v *Model) OverviewPage() (*OverviewPage, error) {
 	rel := v.In.Release
 	g := rel.Suite.Gate
 	p := &OverviewPage{Layout: v.Info.layout(OverviewPath, "Release overview")}
@@ -457,7 +457,7 @@ func limitLines(spec *decide.Spec, g suite.Gate, prefix string) []RefLine {
 // that could be chance: with trials on both sides, Fisher's test within
 // noise; without, every flip when the comparison as a whole could be
 // chance.
-func change(rel *evaluator.Release, paths resultPaths, prev, cur *evaluator.Snapshot) Change {
+func change(rel *evaluator.Release, paths ResultPaths, prev, cur *evaluator.Snapshot) Change {
 	c := Change{
 		From: NavLink{Href: SnapshotPath(prev.Label()), Text: prev.Label()},
 		To:   NavLink{Href: SnapshotPath(cur.Label()), Text: cur.Label()},

@@ -41,13 +41,13 @@ const (
 func SnapshotPath(label string) string { return "snapshots/" + label + ".html" }
 
 // DrilldownPath is the page of one result when every result has a page
-// of its own; pages link results through resultPaths, never directly.
+// of its own; pages link results through ResultPaths, never directly.
 func DrilldownPath(label, stem string) string {
 	return "snapshots/" + label + "/" + stem + ".html"
 }
 
 // HistoryPath is the page of one case's history when every case has a
-// page of its own; pages link histories through resultPaths.
+// page of its own; pages link histories through ResultPaths.
 func HistoryPath(stem string) string { return "cases/" + stem + ".html" }
 
 func ResultsPath(label string) string { return "results/" + label + ".json" }
@@ -73,10 +73,10 @@ const ResultsPerPage = 100
 // 3 snapshots a page holds 100 cases, with 365 it holds 5.
 const historyCellsPerPage = 2000
 
-// resultPaths is where the result of each (case, snapshot) and each
+// ResultPaths is where the result of each (case, snapshot) and each
 // case's history live. Every link to one goes through it, so no page
 // depends on whether results have pages of their own or share them.
-type resultPaths struct {
+type ResultPaths struct {
 	// PerPage is how many cases share a result page; 0: one page each.
 	PerPage int
 	// HistoryPerPage is how many cases share a history page.
@@ -88,11 +88,11 @@ type resultPaths struct {
 // NewResultPaths picks the scheme for a release of the cases with the
 // given ids × snapshots: a page per result up to groupAbove results
 // (DefaultGroupAbove when 0).
-func NewResultPaths(ids []string, snapshots, groupAbove int) resultPaths {
+func NewResultPaths(ids []string, snapshots, groupAbove int) ResultPaths {
 	if groupAbove <= 0 {
 		groupAbove = DefaultGroupAbove
 	}
-	p := resultPaths{Stems: pagename.Stems(ids)}
+	p := ResultPaths{Stems: pagename.Stems(ids)}
 	if len(ids)*snapshots > groupAbove {
 		p.PerPage, p.HistoryPerPage = ResultsPerPage, min(ResultsPerPage, max(1, historyCellsPerPage/max(1, snapshots)))
 	}
@@ -101,11 +101,11 @@ func NewResultPaths(ids []string, snapshots, groupAbove int) resultPaths {
 
 // Stem is the name of case i's pages, without ".html", and its anchor on
 // a page that shows several cases.
-func (p resultPaths) Stem(i int) string { return p.Stems[i] }
+func (p ResultPaths) Stem(i int) string { return p.Stems[i] }
 
 // SameScheme reports whether every result and history of the cases both
 // know sits at the same address in p and q.
-func (p resultPaths) SameScheme(q resultPaths, ids, otherIDs []string) bool {
+func (p ResultPaths) SameScheme(q ResultPaths, ids, otherIDs []string) bool {
 	if p.PerPage != q.PerPage || p.HistoryPerPage != q.HistoryPerPage {
 		return false
 	}
@@ -122,11 +122,11 @@ func (p resultPaths) SameScheme(q resultPaths, ids, otherIDs []string) bool {
 }
 
 // Grouped says whether results share pages.
-func (p resultPaths) Grouped() bool { return p.PerPage > 0 }
+func (p ResultPaths) Grouped() bool { return p.PerPage > 0 }
 
 // ResultPage is the file holding the result of case i in the snapshot
 // label.
-func (p resultPaths) ResultPage(label string, i int) string {
+func (p ResultPaths) ResultPage(label string, i int) string {
 	if !p.Grouped() {
 		return DrilldownPath(label, p.Stems[i])
 	}
@@ -135,7 +135,7 @@ func (p resultPaths) ResultPage(label string, i int) string {
 
 // Result is the link target of one result, with its anchor when it
 // shares a page: snapshots/<label>/p0001.html#<stem>.
-func (p resultPaths) Result(label string, i int) string {
+func (p ResultPaths) Result(label string, i int) string {
 	if !p.Grouped() {
 		return DrilldownPath(label, p.Stems[i])
 	}
@@ -143,7 +143,7 @@ func (p resultPaths) Result(label string, i int) string {
 }
 
 // historyPage is the file holding the history of case i.
-func (p resultPaths) historyPage(i int) string {
+func (p ResultPaths) historyPage(i int) string {
 	if !p.Grouped() {
 		return HistoryPath(p.Stems[i])
 	}
@@ -151,7 +151,7 @@ func (p resultPaths) historyPage(i int) string {
 }
 
 // History is the link target of case i's history.
-func (p resultPaths) History(i int) string {
+func (p ResultPaths) History(i int) string {
 	if !p.Grouped() {
 		return HistoryPath(p.Stems[i])
 	}
@@ -159,10 +159,10 @@ func (p resultPaths) History(i int) string {
 }
 
 // ResultGroups is the number of grouped result pages per snapshot.
-func (p resultPaths) ResultGroups(cases int) int { return groups(cases, p.PerPage) }
+func (p ResultPaths) ResultGroups(cases int) int { return groups(cases, p.PerPage) }
 
 // HistoryGroups is the number of grouped history pages.
-func (p resultPaths) HistoryGroups(cases int) int { return groups(cases, p.HistoryPerPage) }
+func (p ResultPaths) HistoryGroups(cases int) int { return groups(cases, p.HistoryPerPage) }
 
 func groups(n, per int) int {
 	if per <= 0 {
@@ -197,7 +197,7 @@ func GroupFile(g int) string {
 // page. The tilde cannot occur in a stem, so no prefixed id is a case's
 // anchor; unlike a colon, it does not make "#<stem>~trial-1" look like a
 // URL scheme to html/template.
-func (p resultPaths) idPrefix(i int) string {
+func (p ResultPaths) idPrefix(i int) string {
 	if !p.Grouped() {
 		return ""
 	}
@@ -206,7 +206,7 @@ func (p resultPaths) idPrefix(i int) string {
 
 // trialLinks returns the link, from a page whose way to the root is
 // root, to each trial's section of a result.
-func (p resultPaths) trialLinks(root, label string, i int) func(t int) string {
+func (p ResultPaths) trialLinks(root, label string, i int) func(t int) string {
 	page := root + p.ResultPage(label, i) + "#" + p.idPrefix(i)
 	return func(t int) string { return page + TrialID(t) }
 }

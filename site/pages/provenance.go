@@ -88,7 +88,7 @@ type FooterData struct {
 	Provenance Provenance
 }
 
-func (s siteInfo) FooterData() FooterData {
+func (s SiteInfo) FooterData() FooterData {
 	return FooterData{
 		Footer:     s.policyText() + " · " + strconv.Itoa(s.CaseCount) + " " + plural(s.CaseCount, "case", "cases") + " · " + strconv.Itoa(len(s.Labels)) + " " + plural(len(s.Labels), "snapshot", "snapshots"),
 		Provenance: s.Provenance,

@@ -264,17 +264,17 @@ func (r *Renderer) drilldownJob(v *View, s *evaluator.Snapshot, i int) Job {
 		return r.resultGroupJob(v, s, i/v.Paths.PerPage)
 	}
 	return pageJob(r, v, pages.DrilldownPath(s.Label(), v.Paths.Stem(i)), "drilldown",
-		func() (*pages.DrilldownPage, error) { return v.Drilldown(s, i), nil })
+		func() (*pages.DrilldownPage, error) { return v.DrilldownPage(s, i), nil })
 }
 
 func (r *Renderer) resultGroupJob(v *View, s *evaluator.Snapshot, g int) Job {
 	return pageJob(r, v, pages.ResultGroupPath(s.Label(), g), "results",
-		func() (*pages.ResultGroupPage, error) { return v.ResultGroup(s, g), nil })
+		func() (*pages.ResultGroupPage, error) { return v.ResultGroupPage(s, g), nil })
 }
 
 func (r *Renderer) historyGroupJob(v *View, g int) Job {
 	return pageJob(r, v, pages.HistoryGroupPath(g), "histories",
-		func() (*pages.HistoryGroupPage, error) { return v.HistoryGroup(g), nil })
+		func() (*pages.HistoryGroupPage, error) { return v.HistoryGroupPage(g), nil })
 }
 
 // historyJob renders the page that holds case i's history: its own, or
@@ -284,13 +284,13 @@ func (r *Renderer) historyJob(v *View, i int) Job {
 		return r.historyGroupJob(v, i/v.Paths.HistoryPerPage)
 	}
 	return pageJob(r, v, pages.HistoryPath(v.Paths.Stem(i)), "history",
-		func() (*pages.HistoryPage, error) { return v.History(i), nil })
+		func() (*pages.HistoryPage, error) { return v.HistoryPage(i), nil })
 }
 
 // sharedOwnJobs are the shared files but the case histories.
 func (r *Renderer) sharedOwnJobs(v *View) []Job {
 	jobs := []Job{
-		pageJob(r, v, pages.OverviewPath, "overview", v.Overview),
+		pageJob(r, v, pages.OverviewPath, "overview", v.OverviewPage),
 		pageJob(r, v, pages.ComparePath, "compare", v.ComparePage),
 		pageJob(r, v, pages.MatrixPath, "matrix", v.MatrixPage),
 		dataJob(pages.CasesDataPath, v.casesData),
@@ -299,14 +299,14 @@ func (r *Renderer) sharedOwnJobs(v *View) []Job {
 		pageJob(r, v, pages.GlossaryPath, "glossary", v.GlossaryPage),
 	}
 	if v.Info.HasPolicy {
-		jobs = append(jobs, pageJob(r, v, pages.PolicyPath, "policy", v.Policy))
+		jobs = append(jobs, pageJob(r, v, pages.PolicyPath, "policy", v.PolicyPage))
 	}
 	if v.Info.HasHandoff {
-		jobs = append(jobs, pageJob(r, v, pages.HandoffPath, "handoff", v.Handoff))
+		jobs = append(jobs, pageJob(r, v, pages.HandoffPath, "handoff", v.HandoffPage))
 	}
 	jobs = append(jobs,
 		pageJob(r, v, pages.NotFoundPath, notFoundTemplate, func() (*pages.NotFoundPage, error) {
-			return v.NotFound(r.css, r.icon), nil
+			return v.NotFoundPage(r.css, r.icon), nil
 		}),
 		FileJob(pages.ReportPath, v.In.Release.Report),
 		FileJob(pages.NoJekyllPath, func() []byte { return nil }),
