@@ -10,11 +10,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/releasegate/releasegate/site/pages"
-
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/internal/bundle"
+	"github.com/releasegate/releasegate/site/pages"
 )
 
 const verifyHelp = `Usage:

@@ -10,14 +10,13 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/releasegate/releasegate/site/internal/render"
-
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
 	"github.com/releasegate/releasegate/internal/parallel"
 	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
 // renderer is the part of *render.Renderer the server uses; tests substitute

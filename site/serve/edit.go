@@ -7,13 +7,12 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/releasegate/releasegate/site/internal/render"
-
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/judge"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
 // suiteEdit compares the suite of the last good build with the suite as

@@ -11,9 +11,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/releasegate/releasegate/site/internal/render"
-
 	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
 // siteFiles is a site held in memory. Every framed page carries the same

@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/releasegate/releasegate/site/internal/render"
-
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
 // BenchmarkFastPathPackedPages keeps every page of the sample's site the

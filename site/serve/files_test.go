@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/releasegate/releasegate/site/internal/render"
-
 	"github.com/releasegate/releasegate"
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
 // TestStoredFilesJoinAsBuilt keeps files as the server does and checks

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/releasegate/releasegate/site/internal/render"
-
 	"github.com/releasegate/releasegate/site/serve/livereload"
 )
 

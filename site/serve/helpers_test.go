@@ -17,10 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/releasegate/releasegate/site/internal/render"
-
 	"github.com/releasegate/releasegate/internal/goldentest"
 	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/internal/render"
 	"go.uber.org/goleak"
 )
 

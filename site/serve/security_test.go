@@ -13,9 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/releasegate/releasegate/site/internal/render"
-
 	releasegate "github.com/releasegate/releasegate"
+	"github.com/releasegate/releasegate/site/internal/render"
 	"github.com/releasegate/releasegate/site/serve/livereload"
 )
 

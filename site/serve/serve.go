@@ -38,7 +38,6 @@ import (
 	"time"
 
 	"github.com/releasegate/releasegate/evaluator/load"
-
 	"github.com/releasegate/releasegate/site/serve/livereload"
 )
 
