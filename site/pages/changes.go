@@ -36,7 +36,8 @@ type FlakyChange struct {
 	Why string
 }
 
-// FixedList, RegressedList and StillFailingList fold long lists.
+// FixedList, RegressedList, StillFailingList and NoOutputList fold long
+// lists.
 func (c Change) FixedList() CaseList        { return foldCases(c.Fixed) }
 func (c Change) RegressedList() CaseList    { return foldCases(c.Regressed) }
 func (c Change) StillFailingList() CaseList { return foldCases(c.StillFailing) }
@@ -47,6 +48,7 @@ func (c Change) FlakyShown() []FlakyChange {
 	return c.Flaky[:min(len(c.Flaky), CollapseAfter)]
 }
 
+// FlakyMore are the flaky cases past those FlakyShown lists.
 func (c Change) FlakyMore() []FlakyChange {
 	return c.Flaky[min(len(c.Flaky), CollapseAfter):]
 }

@@ -35,6 +35,7 @@ type MatrixPage struct {
 	Trials bool
 }
 
+// ComparePage builds compare.html: any two snapshots side by side.
 func (v *Model) ComparePage() (*ComparePage, error) {
 	l := v.Info.layout(ComparePath, "Compare snapshots")
 	l.Scripts = append(l.Scripts, l.Root+CasesDataPath, l.Root+MatrixDataPath)
@@ -45,6 +46,7 @@ func (v *Model) ComparePage() (*ComparePage, error) {
 	return p, nil
 }
 
+// MatrixPage builds cases.html: every case in every snapshot.
 func (v *Model) MatrixPage() (*MatrixPage, error) {
 	l := v.Info.layout(MatrixPath, "Cases")
 	l.Scripts = append(l.Scripts, l.Root+CasesDataPath, l.Root+MatrixDataPath)

@@ -88,6 +88,7 @@ type FailureWords struct {
 	Sentence string
 }
 
+// GlossaryPage builds glossary.html.
 func (v *Model) GlossaryPage() (*GlossaryPage, error) {
 	p := &GlossaryPage{Layout: v.Info.layout(GlossaryPath, "Glossary"), Terms: glossary}
 	for _, c := range []judge.Code{judge.MissingOutput, judge.Decision, judge.ToolCall, judge.Arguments, judge.Citation, judge.ForbiddenTool} {

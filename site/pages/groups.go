@@ -77,6 +77,7 @@ func (v *Model) groupRange(g, per int) (first, last int) {
 	return first, last
 }
 
+// ResultGroupPage builds the g-th grouped page of snapshot s's results.
 func (v *Model) ResultGroupPage(s *evaluator.Snapshot, g int) *ResultGroupPage {
 	cases := v.In.Release.Suite.Cases
 	label := s.Label()
@@ -178,6 +179,7 @@ type HistoryCell struct {
 	Text  string // "✓ pass", "✕ fail", "~ pass, flaky"
 }
 
+// HistoryGroupPage builds the g-th grouped page of case histories.
 func (v *Model) HistoryGroupPage(g int) *HistoryGroupPage {
 	rel := v.In.Release
 	path := HistoryGroupPath(g)

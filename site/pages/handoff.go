@@ -15,6 +15,7 @@ type HandoffPage struct {
 	Doc            markdownDoc
 }
 
+// HandoffPage builds handoff.html from HANDOFF.md.
 func (v *Model) HandoffPage() (*HandoffPage, error) {
 	doc, found, err := RenderHandoff(v.In.Handoff, v.idLinker(HandoffPath), v.decisions())
 	if err != nil {

@@ -34,6 +34,7 @@ type HistoryRow struct {
 	Strip *TrialStrip
 }
 
+// HistoryPage builds the page of case i's history across the snapshots.
 func (v *Model) HistoryPage(i int) *HistoryPage {
 	rel := v.In.Release
 	c := rel.Suite.Cases[i]

@@ -31,6 +31,8 @@ type Model struct {
 	rows sync.Map
 }
 
+// NewModel models the pages of in. It refuses a release evaluated
+// without its outputs, and two snapshots with one label.
 func NewModel(in *Input) (*Model, error) {
 	if in == nil || in.Release == nil || in.Release.Suite == nil {
 		return nil, errors.New("site: no evaluated release to render")
@@ -60,6 +62,7 @@ func CaseIDs(cases []*suite.Case) []string {
 	return ids
 }
 
+// Snapshot is the snapshot labelled label.
 func (v *Model) Snapshot(label string) (*evaluator.Snapshot, bool) {
 	for _, s := range v.In.Release.Snapshots {
 		if s.Label() == label {

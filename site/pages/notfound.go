@@ -65,6 +65,8 @@ const FindHome = `(function () {
   })(0);
 })();`
 
+// NotFoundPage builds 404.html, which inlines the stylesheet css and
+// the icon so that it works at any depth.
 func (v *Model) NotFoundPage(css template.CSS, icon template.URL) *NotFoundPage {
 	p := &NotFoundPage{Title: "Page not found", CSS: css, Icon: icon, Home: OverviewPath,
 		Markers: []string{"snapshots/", "cases/", "results/", "assets/"}, Script: template.JS(FindHome)}

@@ -217,6 +217,7 @@ func snapshotCard(s *evaluator.Snapshot, gates []GateRow, level stats.Level, roo
 	}
 }
 
+// OverviewPage builds index.html: the verdict first, then every snapshot.
 func (v *Model) OverviewPage() (*OverviewPage, error) {
 	rel := v.In.Release
 	g := rel.Suite.Gate

@@ -38,6 +38,7 @@ const (
 // grouped page are named by its stem (pagename.Stems), which is the id
 // itself when that is a safe file name.
 
+// SnapshotPath is the page of the snapshot labelled label.
 func SnapshotPath(label string) string { return "snapshots/" + label + ".html" }
 
 // DrilldownPath is the page of one result when every result has a page
@@ -50,8 +51,11 @@ func DrilldownPath(label, stem string) string {
 // page of its own; pages link histories through ResultPaths.
 func HistoryPath(stem string) string { return "cases/" + stem + ".html" }
 
+// ResultsPath is the results file of the snapshot labelled label.
 func ResultsPath(label string) string { return "results/" + label + ".json" }
 
+// SnapshotDataPath is the case-table data script of the snapshot
+// labelled label.
 func SnapshotDataPath(label string) string { return "data/snapshots/" + label + ".js" }
 
 // rootFor returns the relative prefix that leads from the page at path back

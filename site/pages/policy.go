@@ -41,6 +41,7 @@ func (v *Model) citations() map[string][]CaseLink {
 	return by
 }
 
+// PolicyPage builds policy.html.
 func (v *Model) PolicyPage() (*PolicyPage, error) {
 	pol := v.In.Release.Suite.Policy
 	citedBy := v.citations()

@@ -88,6 +88,7 @@ type FooterData struct {
 	Provenance Provenance
 }
 
+// FooterData is what the footer of every page of the site shows.
 func (s SiteInfo) FooterData() FooterData {
 	return FooterData{
 		Footer:     s.policyText() + " · " + strconv.Itoa(s.CaseCount) + " " + plural(s.CaseCount, "case", "cases") + " · " + strconv.Itoa(len(s.Labels)) + " " + plural(len(s.Labels), "snapshot", "snapshots"),

@@ -8,6 +8,7 @@ type ReportPage struct {
 	RawHref string
 }
 
+// ReportPage builds report.html from RELEASE_REPORT.md.
 func (v *Model) ReportPage() (*ReportPage, error) {
 	doc, err := RenderMarkdown(v.In.Release.Report(), nil)
 	if err != nil {

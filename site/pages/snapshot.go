@@ -119,6 +119,7 @@ type CaseFields struct {
 	Trials RowTrials `json:"trials,omitempty"`
 }
 
+// SeverityRank orders severities, critical first.
 func SeverityRank(s suite.Severity) int {
 	switch s {
 	case suite.Critical:
@@ -150,6 +151,7 @@ func FailureCodes(fs []judge.Failure) string {
 	return strings.Join(codes, ", ")
 }
 
+// SnapshotPage builds the page of snapshot s.
 func (v *Model) SnapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 	label := s.Label()
 	path := SnapshotPath(label)

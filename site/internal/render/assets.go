@@ -7,15 +7,15 @@ import (
 	"github.com/releasegate/releasegate/site/pages"
 )
 
-// asset is one static file, published under the same path.
-type asset struct {
+// Asset is one static file, published under the same path.
+type Asset struct {
 	Path string
 	Data []byte
 }
 
 // readAssets reads every file below assets/ in path order.
-func readAssets(web fs.FS) ([]asset, error) {
-	var out []asset
+func readAssets(web fs.FS) ([]Asset, error) {
+	var out []Asset
 	err := fs.WalkDir(web, pages.AssetsDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -24,7 +24,7 @@ func readAssets(web fs.FS) ([]asset, error) {
 		if err != nil {
 			return err
 		}
-		out = append(out, asset{Path: p, Data: b})
+		out = append(out, Asset{Path: p, Data: b})
 		return nil
 	})
 	if err != nil {
@@ -38,7 +38,7 @@ func readAssets(web fs.FS) ([]asset, error) {
 	return out, nil
 }
 
-func hasAsset(as []asset, p string) bool {
+func hasAsset(as []Asset, p string) bool {
 	for _, a := range as {
 		if a.Path == p {
 			return true

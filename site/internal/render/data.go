@@ -124,6 +124,7 @@ type matrixGate struct {
 	Settle string `json:"settle,omitempty"`
 }
 
+// MatrixData encodes data/matrix.js (see the type MatrixData).
 func (v *View) MatrixData() ([]byte, error) {
 	snaps := v.In.Release.Snapshots
 	d := MatrixData{Labels: v.Info.Labels, Decisions: make([]string, len(snaps)),

@@ -167,7 +167,7 @@ func (p *partsPlan) sharedJobs() {
 // ownJobs adds the files of each snapshot of labels that want accepts.
 func (p *partsPlan) ownJobs(labels []string, want func(label, path string) bool) error {
 	for _, label := range labels {
-		s, err := p.Snapshot(label)
+		s, err := p.snapshot(label)
 		if err != nil {
 			return err
 		}
@@ -187,7 +187,7 @@ func (p *partsPlan) ownJobs(labels []string, want func(label, path string) bool)
 func (p *partsPlan) drilldownJobs() error {
 	cases := p.in.Release.Suite.Cases
 	for _, label := range slices.Sorted(maps.Keys(p.parts.Drilldowns)) {
-		s, err := p.Snapshot(label)
+		s, err := p.snapshot(label)
 		if err != nil {
 			return err
 		}
@@ -244,7 +244,7 @@ func (p *partsPlan) historyJobs() error {
 	return nil
 }
 
-func (p *partsPlan) Snapshot(label string) (*evaluator.Snapshot, error) {
+func (p *partsPlan) snapshot(label string) (*evaluator.Snapshot, error) {
 	s, ok := p.v.Snapshot(label)
 	if !ok {
 		return nil, fmt.Errorf("site: no snapshot labelled %q", label)

@@ -22,7 +22,7 @@ import (
 type Renderer struct {
 	web       fs.FS
 	templates map[string]*template.Template
-	Assets    []asset
+	Assets    []Asset
 	css       template.CSS // the stylesheet, inlined into 404.html
 	icon      template.URL // the site icon as a data URL, for 404.html
 	steps     StepsMarks   // of the case-steps part of a drilldown

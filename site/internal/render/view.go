@@ -22,6 +22,7 @@ type View struct {
 	footer atomic.Pointer[template.HTML]
 }
 
+// NewView models the pages of in for rendering.
 func NewView(in *pages.Input) (*View, error) {
 	m, err := pages.NewModel(in)
 	if err != nil {
