@@ -9,6 +9,7 @@ import (
 
 	"github.com/releasegate/releasegate/evaluator/ciout"
 	"github.com/releasegate/releasegate/evaluator/decide/decidetest"
+	"github.com/releasegate/releasegate/site/pages"
 	"golang.org/x/net/html"
 )
 
@@ -103,7 +104,7 @@ func TestSiteShowsAnAddedGate(t *testing.T) {
 		}
 	}
 	// The snapshot page has its row, and explains its failure.
-	page := parsePage(t, out, snapshotPath(failed))
+	page := parsePage(t, out, pages.SnapshotPath(failed))
 	rows := findAll(page, within(sel("table", class("gates")), sel("tr")))
 	if !containsText(rows, "Stability (flaky cases) flaky_cases") {
 		t.Errorf("%s: no gate row for the new gate", failed)
@@ -113,7 +114,7 @@ func TestSiteShowsAnAddedGate(t *testing.T) {
 		t.Errorf("%s: the new gate's failure is not explained", failed)
 	}
 	// The report page and RELEASE_REPORT.md hold its column and rule.
-	report := textOf(parsePage(t, out, reportPagePath))
+	report := textOf(parsePage(t, out, pages.ReportPagePath))
 	if !strings.Contains(report, "Stability: at most 0 flaky case(s).") {
 		t.Error("report page: no rule for the new gate")
 	}

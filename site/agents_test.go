@@ -10,7 +10,7 @@ import (
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/judge"
-
+	"github.com/releasegate/releasegate/site/pages"
 	"golang.org/x/net/html"
 )
 
@@ -300,17 +300,17 @@ func TestAirlineSite(t *testing.T) {
 }
 
 func TestLongChangeListsFold(t *testing.T) {
-	var cases []CaseLink
+	var cases []pages.CaseLink
 	for i := range 30 {
-		cases = append(cases, CaseLink{ID: fmt.Sprintf("C-%02d", i), Href: "#"})
+		cases = append(cases, pages.CaseLink{ID: fmt.Sprintf("C-%02d", i), Href: "#"})
 	}
 	tests := []struct {
 		n, shown, more int
 	}{
-		{0, 0, 0}, {1, 1, 0}, {collapseAfter, collapseAfter, 0}, {collapseAfter + 1, collapseAfter, 1}, {30, collapseAfter, 30 - collapseAfter},
+		{0, 0, 0}, {1, 1, 0}, {pages.CollapseAfter, pages.CollapseAfter, 0}, {pages.CollapseAfter + 1, pages.CollapseAfter, 1}, {30, pages.CollapseAfter, 30 - pages.CollapseAfter},
 	}
 	for _, tt := range tests {
-		c := Change{Regressed: cases[:tt.n]}
+		c := pages.Change{Regressed: cases[:tt.n]}
 		l := c.RegressedList()
 		if len(l.Shown) != tt.shown || len(l.More) != tt.more {
 			t.Errorf("%d cases: %d shown and %d folded, want %d and %d", tt.n, len(l.Shown), len(l.More), tt.shown, tt.more)
@@ -382,7 +382,7 @@ func TestTrialStrip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := trialStrip(&tt.res, tt.k, func(t int) string { return "d.html#" + trialID(t) })
+			s := pages.NewTrialStrip(&tt.res, tt.k, func(t int) string { return "d.html#" + pages.TrialID(t) })
 			if tt.k == 0 {
 				if s != nil {
 					t.Fatal("a snapshot without trials has no strip")

@@ -17,6 +17,8 @@ import (
 
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/internal/publish"
+	"github.com/releasegate/releasegate/site/internal/render"
+	"github.com/releasegate/releasegate/site/pages"
 )
 
 func TestBuildWritesEveryFile(t *testing.T) {
@@ -38,14 +40,14 @@ func TestBuildWritesEveryFile(t *testing.T) {
 	}
 	// 12 cases × 3 snapshots drilldowns, 12 histories, 3 snapshot pages,
 	// overview, policy, handoff, report, 404, compare, cases, glossary.
-	var pages int
+	var pageList int
 	for f := range files {
 		if strings.HasSuffix(f, ".html") {
-			pages++
+			pageList++
 		}
 	}
-	if pages != 36+12+3+8 {
-		t.Errorf("%d pages, want %d", pages, 36+12+3+8)
+	if pageList != 36+12+3+8 {
+		t.Errorf("%d pages, want %d", pageList, 36+12+3+8)
 	}
 }
 
@@ -270,7 +272,7 @@ func TestCheckOut(t *testing.T) {
 func TestRendererMethodsAgreeWithBuild(t *testing.T) {
 	dir := builtSample(t)
 	in := sampleInput(t)
-	r, err := NewRenderer(releasegate.Web())
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +292,7 @@ func TestRendererMethodsAgreeWithBuild(t *testing.T) {
 }
 
 func TestEmitErrorStopsRendering(t *testing.T) {
-	r, err := NewRenderer(releasegate.Web())
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +320,7 @@ func TestNewRendererNamesMissingFiles(t *testing.T) {
 	for _, tt := range tests {
 		web := webWith(t, "unused", "").(fstest.MapFS)
 		delete(web, tt.drop)
-		_, err := NewRenderer(web)
+		_, err := render.NewRenderer(web)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("without %s: NewRenderer error = %v, want one naming %s", tt.drop, err, tt.want)
 		}
@@ -332,18 +334,18 @@ func TestRenderRefusesReleaseWithoutOutputs(t *testing.T) {
 	rel := *in.Release
 	rel.Snapshots = slices.Clone(rel.Snapshots)
 	rel.Snapshots[0] = &s
-	r, err := NewRenderer(releasegate.Web())
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = r.RenderAll(&Input{Release: &rel}, func(string, []byte) error { return nil })
+	err = r.RenderAll(&pages.Input{Release: &rel}, func(string, []byte) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "KeepOutputs") {
 		t.Errorf("RenderAll error = %v, want one about KeepOutputs", err)
 	}
 }
 
 // sampleInput evaluates the sample data as Build does.
-func sampleInput(t testing.TB) *Input {
+func sampleInput(t testing.TB) *pages.Input {
 	t.Helper()
 	in, err := Load(sampleData)
 	if err != nil {
@@ -354,24 +356,24 @@ func sampleInput(t testing.TB) *Input {
 
 func TestRunStopsOnError(t *testing.T) {
 	boom := errors.New("boom")
-	jobs := make([]job, 200)
+	jobs := make([]render.Job, 200)
 	for i := range jobs {
-		jobs[i] = fileJob(fmt.Sprintf("f%03d", i), func() []byte { return []byte("x") })
+		jobs[i] = render.FileJob(fmt.Sprintf("f%03d", i), func() []byte { return []byte("x") })
 	}
-	jobs[50].make = func(*bytes.Buffer) error { return boom }
-	r, err := NewRenderer(releasegate.Web())
+	jobs[50].Make = func(*bytes.Buffer) error { return boom }
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, writers := range []int{0, 3} {
 		var mu sync.Mutex
 		emitted := 0
-		err := r.run(jobs, func(string, []byte) error {
+		err := r.Run(jobs, func(string, []byte) error {
 			mu.Lock()
 			defer mu.Unlock()
 			emitted++
 			return nil
-		}, runOptions{writers: writers})
+		}, render.RunOptions{Writers: writers})
 		if !errors.Is(err, boom) {
 			t.Errorf("writers=%d: error %v, want the job's", writers, err)
 		}
@@ -379,12 +381,12 @@ func TestRunStopsOnError(t *testing.T) {
 			t.Errorf("writers=%d: every file was emitted despite the error", writers)
 		}
 		failing := errors.New("disk full")
-		err = r.run(jobs[:10], func(p string, _ []byte) error {
+		err = r.Run(jobs[:10], func(p string, _ []byte) error {
 			if p == "f003" {
 				return failing
 			}
 			return nil
-		}, runOptions{writers: writers})
+		}, render.RunOptions{Writers: writers})
 		if !errors.Is(err, failing) || !strings.Contains(err.Error(), "f003") {
 			t.Errorf("writers=%d: error %v, want the emit error naming f003", writers, err)
 		}

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/releasegate/releasegate/site/internal/render"
+	"github.com/releasegate/releasegate/site/pages"
 	"golang.org/x/net/html"
 )
 
 // chartBlock parses a rendered chart and decodes its data block.
-func chartBlock(t *testing.T, c Chart) (box *html.Node, data chartData) {
+func chartBlock(t *testing.T, c pages.Chart) (box *html.Node, data pages.ChartData) {
 	t.Helper()
 	doc, err := html.Parse(strings.NewReader("<!DOCTYPE html><html><body>" + string(c.Element) + string(c.Script) + "</body></html>"))
 	if err != nil {
@@ -34,14 +36,14 @@ func chartBlock(t *testing.T, c Chart) (box *html.Node, data chartData) {
 }
 
 func TestRenderBarWritesDataNotCode(t *testing.T) {
-	c, err := renderBar(barSpec{
+	c, err := pages.RenderBar(pages.BarSpec{
 		ID: "case_latency", Root: "../",
 		Categories: []string{"ER-001", "ER-002", "ER-003"},
 		Values:     []float64{800, 5200, 1200},
 		Over:       []bool{false, true, false},
 		Links:      []string{"../snapshots/v1/ER-001.html", "../snapshots/v1/ER-002.html", "../snapshots/v1/ER-003.html"},
 		AxisName:   "latency (ms)",
-		Lines:      []refLine{{Label: "limit", Value: 2500, Color: limitColour}},
+		Lines:      []pages.RefLine{{Label: "limit", Value: 2500, Color: pages.LimitColour}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -50,8 +52,8 @@ func TestRenderBarWritesDataNotCode(t *testing.T) {
 	if attr(box, "id") != "case_latency" {
 		t.Errorf("box id %q", attr(box, "id"))
 	}
-	if data.Height != defaultChartHeight {
-		t.Errorf("height %d, want %d", data.Height, defaultChartHeight)
+	if data.Height != pages.DefaultChartHeight {
+		t.Errorf("height %d, want %d", data.Height, pages.DefaultChartHeight)
 	}
 	// The axis reaches a tenth above the limit, rounded, even when the
 	// tallest bar is above it: zoomed in on short bars the line stays.
@@ -66,14 +68,14 @@ func TestRenderBarWritesDataNotCode(t *testing.T) {
 	if len(bars) != 3 || bars[1].(map[string]any)["itemStyle"] == nil || bars[0].(map[string]any)["itemStyle"] != nil {
 		t.Errorf("only the bar over the limit should carry its own colour: %v", bars)
 	}
-	if got := c.assets; len(got) != 1 || got[0] != "../assets/vendor/echarts/echarts.min.js" {
+	if got := c.Assets; len(got) != 1 || got[0] != "../assets/vendor/echarts/echarts.min.js" {
 		t.Errorf("assets %q", got)
 	}
 }
 
 func TestRenderBarKeepsIrregularLinks(t *testing.T) {
 	links := []string{"snapshots/a.html", "elsewhere/b.html"}
-	c, err := renderBar(barSpec{ID: "x", Categories: []string{"a", "b"}, Values: []float64{1, 2}, Links: links})
+	c, err := pages.RenderBar(pages.BarSpec{ID: "x", Categories: []string{"a", "b"}, Values: []float64{1, 2}, Links: links})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,13 +83,13 @@ func TestRenderBarKeepsIrregularLinks(t *testing.T) {
 	if strings.Join(data.Links, " ") != strings.Join(links, " ") || data.Keys != nil {
 		t.Errorf("links %q keys %q, want the links as given", data.Links, data.Keys)
 	}
-	if _, err := renderBar(barSpec{ID: "x", Categories: []string{"a", "b"}, Values: []float64{1, 2}, Links: links[:1]}); err == nil {
+	if _, err := pages.RenderBar(pages.BarSpec{ID: "x", Categories: []string{"a", "b"}, Values: []float64{1, 2}, Links: links[:1]}); err == nil {
 		t.Error("a chart with fewer links than bars was accepted")
 	}
 }
 
 func TestRenderBarWithoutLines(t *testing.T) {
-	c, err := renderBar(barSpec{ID: "x", Categories: []string{"a"}, Values: []float64{math.Pi}, Height: 300})
+	c, err := pages.RenderBar(pages.BarSpec{ID: "x", Categories: []string{"a"}, Values: []float64{math.Pi}, Height: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,22 +103,22 @@ func TestRenderBarWithoutLines(t *testing.T) {
 // first thing after the charset, so it covers everything the page loads,
 // and the page holds no script the policy would refuse.
 func TestPagesCarryTheirPolicy(t *testing.T) {
-	if strings.ContainsAny(ContentSecurityPolicy, "\"<>&") || strings.Contains(ContentSecurityPolicy, "unsafe-eval") ||
-		strings.Contains(ContentSecurityPolicy, "frame-ancestors") {
-		t.Fatalf("policy %q cannot go into a meta element as it is", ContentSecurityPolicy)
+	if strings.ContainsAny(render.ContentSecurityPolicy, "\"<>&") || strings.Contains(render.ContentSecurityPolicy, "unsafe-eval") ||
+		strings.Contains(render.ContentSecurityPolicy, "frame-ancestors") {
+		t.Fatalf("policy %q cannot go into a meta element as it is", render.ContentSecurityPolicy)
 	}
-	script, _, _ := strings.Cut(strings.SplitAfter(ContentSecurityPolicy, "script-src")[1], ";")
+	script, _, _ := strings.Cut(strings.SplitAfter(render.ContentSecurityPolicy, "script-src")[1], ";")
 	if strings.Contains(script, "unsafe-inline") {
 		t.Fatalf("scripts allowed inline: %q", script)
 	}
 	dir := builtSample(t)
 	files := readTree(t, dir)
-	pages := 0
+	pageList := 0
 	for rel := range files {
 		if !strings.HasSuffix(rel, ".html") {
 			continue
 		}
-		pages++
+		pageList++
 		doc := parsePage(t, dir, rel)
 		head := findAll(doc, sel("head"))
 		if len(head) != 1 {
@@ -128,11 +130,11 @@ func TestPagesCarryTheirPolicy(t *testing.T) {
 				first = append(first, n)
 			}
 		}
-		if len(first) < 2 || attr(first[1], "http-equiv") != "Content-Security-Policy" || attr(first[1], "content") != ContentSecurityPolicy {
+		if len(first) < 2 || attr(first[1], "http-equiv") != "Content-Security-Policy" || attr(first[1], "content") != render.ContentSecurityPolicy {
 			t.Errorf("%s: the policy is not the element after the charset", rel)
 		}
 		for _, s := range findAll(doc, sel("script")) {
-			if attr(s, "src") == "" && attr(s, "type") != "application/json" && !strings.Contains(ContentSecurityPolicy, scriptHash(rawText(s))) {
+			if attr(s, "src") == "" && attr(s, "type") != "application/json" && !strings.Contains(render.ContentSecurityPolicy, render.ScriptHash(rawText(s))) {
 				t.Errorf("%s: inline script %q", rel, textOf(s))
 			}
 		}
@@ -144,8 +146,8 @@ func TestPagesCarryTheirPolicy(t *testing.T) {
 			}
 		}
 	}
-	if pages < 10 {
-		t.Errorf("only %d pages checked", pages)
+	if pageList < 10 {
+		t.Errorf("only %d pages checked", pageList)
 	}
 }
 

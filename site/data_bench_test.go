@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator/gensuite"
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
 // BenchmarkTrialDataScripts writes the data scripts of a 10,000-case
@@ -20,17 +21,17 @@ func BenchmarkTrialDataScripts(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v, err := newView(in)
+	v, err := render.NewView(in)
 	if err != nil {
 		b.Fatal(err)
 	}
 	s := in.Release.Snapshots[0]
 	var rows, matrix []byte
 	for b.Loop() {
-		if rows, err = v.snapshotData(s); err != nil {
+		if rows, err = v.SnapshotData(s); err != nil {
 			b.Fatal(err)
 		}
-		if matrix, err = v.matrixData(); err != nil {
+		if matrix, err = v.MatrixData(); err != nil {
 			b.Fatal(err)
 		}
 	}

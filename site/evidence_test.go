@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/releasegate/releasegate/site/internal/render"
 	"golang.org/x/net/html"
 )
 
@@ -43,7 +44,7 @@ func TestSiteWithEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, value, _ := strings.Cut(string(matrix), `["matrix"] = `)
-	var m matrixData
+	var m render.MatrixData
 	if err := json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimSpace(value), ";")), &m); err != nil {
 		t.Fatal(err)
 	}

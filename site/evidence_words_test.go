@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/releasegate/releasegate/site/pages"
 	"golang.org/x/net/html"
 )
 
@@ -20,17 +21,17 @@ func TestCallsFromOne(t *testing.T) {
 		{"expected.tool_calls[1] x is out of order (the output makes it as tool_calls[0])", "expected call 2 x is out of order (the output makes it as call 1)"},
 		{"tool_calls[] and tool_calls[x]", "tool_calls[] and tool_calls[x]"},
 	} {
-		if got := callsFromOne(tc.in); got != tc.want {
+		if got := pages.CallsFromOne(tc.in); got != tc.want {
 			t.Errorf("callsFromOne(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
 
 func TestMeasuredText(t *testing.T) {
-	known := func(outputs int) coverage { return coverage{Outputs: outputs, Known: true} }
+	known := func(outputs int) pages.Coverage { return pages.Coverage{Outputs: outputs, Known: true} }
 	for _, tc := range []struct {
 		value    string
-		c        coverage
+		c        pages.Coverage
 		measured int
 		want     string
 	}{
@@ -39,10 +40,10 @@ func TestMeasuredText(t *testing.T) {
 		{"USD 0.5", known(50), 1, "USD 0.5 over 1 of 50 outputs"},
 		{"", known(12), 0, "n/a: no output recorded a latency"},
 		{"", known(0), 0, "n/a: no outputs"},
-		{"", coverage{}, 0, "n/a"},
-		{"2,050 ms", coverage{}, 0, "2,050 ms"},
+		{"", pages.Coverage{}, 0, "n/a"},
+		{"2,050 ms", pages.Coverage{}, 0, "2,050 ms"},
 	} {
-		if got := measuredText(tc.value, tc.c, tc.measured, "latency"); got != tc.want {
+		if got := pages.MeasuredText(tc.value, tc.c, tc.measured, "latency"); got != tc.want {
 			t.Errorf("measuredText(%q, %+v, %d) = %q, want %q", tc.value, tc.c, tc.measured, got, tc.want)
 		}
 	}
@@ -165,7 +166,7 @@ func FuzzCallsFromOne(f *testing.F) {
 	}
 	left := regexp.MustCompile(`tool_calls\[[0-9]+\]`)
 	f.Fuzz(func(t *testing.T, detail string) {
-		got := callsFromOne(detail)
+		got := pages.CallsFromOne(detail)
 		if !strings.Contains(detail, "tool_calls[") && got != detail {
 			t.Fatalf("%q became %q", detail, got)
 		}

@@ -11,6 +11,8 @@ import (
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/evaluator/gensuite"
 	"github.com/releasegate/releasegate/internal/goldentest"
+	"github.com/releasegate/releasegate/site/internal/render"
+	"github.com/releasegate/releasegate/site/pages"
 )
 
 func TestResultPaths(t *testing.T) {
@@ -33,21 +35,21 @@ func TestResultPaths(t *testing.T) {
 				ids[i] = "case-" + strconv.Itoa(i)
 			}
 			ids[250] = "C"
-			p := newResultPaths(ids, tt.snaps, tt.above)
-			if got := p.result("L", 250); got != tt.result {
+			p := pages.NewResultPaths(ids, tt.snaps, tt.above)
+			if got := p.Result("L", 250); got != tt.result {
 				t.Errorf("result = %q, want %q", got, tt.result)
 			}
-			if got := p.history(250); got != tt.history {
+			if got := p.History(250); got != tt.history {
 				t.Errorf("history = %q, want %q", got, tt.history)
 			}
-			if got := p.resultGroups(tt.cases); got != tt.resultPages {
+			if got := p.ResultGroups(tt.cases); got != tt.resultPages {
 				t.Errorf("result pages = %d, want %d", got, tt.resultPages)
 			}
-			if got := p.historyGroups(tt.cases); got != tt.historyPages {
+			if got := p.HistoryGroups(tt.cases); got != tt.historyPages {
 				t.Errorf("history pages = %d, want %d", got, tt.historyPages)
 			}
-			if page, anchor, _ := strings.Cut(p.result("L", 250), "#"); page != p.resultPage("L", 250) || (anchor != "") != p.grouped() {
-				t.Errorf("result %q does not sit on resultPage %q", p.result("L", 250), p.resultPage("L", 250))
+			if page, anchor, _ := strings.Cut(p.Result("L", 250), "#"); page != p.ResultPage("L", 250) || (anchor != "") != p.Grouped() {
+				t.Errorf("result %q does not sit on resultPage %q", p.Result("L", 250), p.ResultPage("L", 250))
 			}
 		})
 	}
@@ -55,7 +57,7 @@ func TestResultPaths(t *testing.T) {
 
 // buildGrouped builds a generated suite of n cases with results grouped
 // above the given number of results.
-func buildGrouped(t testing.TB, n, above int) (out string, in *Input) {
+func buildGrouped(t testing.TB, n, above int) (out string, in *pages.Input) {
 	t.Helper()
 	data := filepath.Join(t.TempDir(), "data")
 	if err := gensuite.Write(sampleData, data, n); err != nil {
@@ -119,18 +121,18 @@ func TestGroupedResultsWithinTwoClicks(t *testing.T) {
 		}
 		return seen
 	}
-	fromOverview := within(overviewPath, 2)
+	fromOverview := within(pages.OverviewPath, 2)
 	// And every page is reached from the overview at all.
-	everything := within(overviewPath, len(files))
+	everything := within(pages.OverviewPath, len(files))
 	for f := range ids {
 		if !everything[f] {
-			t.Errorf("%s is not reached from %s", f, overviewPath)
+			t.Errorf("%s is not reached from %s", f, pages.OverviewPath)
 		}
 	}
 	for _, s := range rel.Snapshots {
-		fromSnapshot := within(snapshotPath(s.Label()), 1)
+		fromSnapshot := within(pages.SnapshotPath(s.Label()), 1)
 		for i, c := range rel.Suite.Cases {
-			page := resultGroupPath(s.Label(), i/resultsPerPage)
+			page := pages.ResultGroupPath(s.Label(), i/pages.ResultsPerPage)
 			if !ids[page][c.ID] {
 				t.Fatalf("%s has no anchor %s", page, c.ID)
 			}
@@ -143,16 +145,16 @@ func TestGroupedResultsWithinTwoClicks(t *testing.T) {
 		}
 	}
 	for i, c := range rel.Suite.Cases {
-		page := historyGroupPath(i / resultsPerPage)
+		page := pages.HistoryGroupPath(i / pages.ResultsPerPage)
 		if !ids[page][c.ID] {
 			t.Errorf("%s has no anchor %s", page, c.ID)
 		}
 	}
 	// Every history cell leads to the result's anchor, and every
 	// result links back to the case's history.
-	for _, l := range links[historyGroupPath(0)] {
+	for _, l := range links[pages.HistoryGroupPath(0)] {
 		if strings.HasPrefix(l.page, "snapshots/") && strings.Contains(l.page, "/p") && l.frag == "" {
-			t.Errorf("%s links to %s without the case's anchor", historyGroupPath(0), l.page)
+			t.Errorf("%s links to %s without the case's anchor", pages.HistoryGroupPath(0), l.page)
 		}
 	}
 }
@@ -169,7 +171,7 @@ func checkSiteLinks(t *testing.T, out string, files map[string][]byte) (ids map[
 	ids = map[string]map[string]bool{}
 	links = map[string][]siteTarget{}
 	for f := range files {
-		if !strings.HasSuffix(f, ".html") || f == notFoundPath {
+		if !strings.HasSuffix(f, ".html") || f == pages.NotFoundPath {
 			continue
 		}
 		ids[f] = map[string]bool{}
@@ -221,7 +223,7 @@ func TestGroupedTrialsLinksResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := readTree(t, out)
-	if _, ok := files[resultGroupPath("baseline-v1", 0)]; !ok {
+	if _, ok := files[pages.ResultGroupPath("baseline-v1", 0)]; !ok {
 		t.Fatal("the suite with trials was not grouped")
 	}
 	_, links := checkSiteLinks(t, out, files)
@@ -244,8 +246,8 @@ func TestGroupedTrialsLinksResolve(t *testing.T) {
 func TestGroupedResultsKeepFailingDrilldowns(t *testing.T) {
 	out, in := buildGrouped(t, 120, 100)
 	s := in.Release.Snapshots[0]
-	doc := parsePage(t, out, resultGroupPath(s.Label(), 0))
-	for i, c := range in.Release.Suite.Cases[:resultsPerPage] {
+	doc := parsePage(t, out, pages.ResultGroupPath(s.Label(), 0))
+	for i, c := range in.Release.Suite.Cases[:pages.ResultsPerPage] {
 		res := s.Result.Cases[i]
 		full := findAll(doc, sel("section", class("result"), id(c.ID)))
 		row := findAll(doc, sel("tr", id(c.ID)))
@@ -263,7 +265,7 @@ func TestGroupedResultsKeepFailingDrilldowns(t *testing.T) {
 		}
 	}
 	// The last page holds the rest.
-	doc = parsePage(t, out, resultGroupPath(s.Label(), 1))
+	doc = parsePage(t, out, pages.ResultGroupPath(s.Label(), 1))
 	if got := len(findAll(doc, sel("", id(in.Release.Suite.Cases[119].ID)))); got != 1 {
 		t.Errorf("the second page holds %s %d times", in.Release.Suite.Cases[119].ID, got)
 	}
@@ -305,7 +307,7 @@ func TestGroupedPartsRenderGroupedPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	in.GroupAbove = 100
-	r, err := NewRenderer(releasegate.Web())
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +332,7 @@ func TestGroupedPartsRenderGroupedPages(t *testing.T) {
 	}
 	t.Run("parts", func(t *testing.T) {
 		got := map[string][]byte{}
-		parts := Parts{Drilldowns: map[string][]string{"baseline-v1": {"GEN-000151"}}, Histories: []string{"GEN-000151"}}
+		parts := render.Parts{Drilldowns: map[string][]string{"baseline-v1": {"GEN-000151"}}, Histories: []string{"GEN-000151"}}
 		if err := r.RenderParts(in, parts, func(p string, b []byte) error { got[p] = b; return nil }); err != nil {
 			t.Fatal(err)
 		}
@@ -340,7 +342,7 @@ func TestGroupedPartsRenderGroupedPages(t *testing.T) {
 
 func TestGroupFile(t *testing.T) {
 	for g, want := range map[int]string{0: "p0001.html", 8: "p0009.html", 99: "p0100.html", 9998: "p9999.html", 9999: "p10000.html"} {
-		if got := groupFile(g); got != want {
+		if got := pages.GroupFile(g); got != want {
 			t.Errorf("groupFile(%d) = %q, want %q", g, got, want)
 		}
 	}
@@ -351,11 +353,11 @@ func TestGroupFile(t *testing.T) {
 // be rendered alone.
 func TestSameFrameSeesGrouping(t *testing.T) {
 	a, b := sampleInput(t), sampleInput(t)
-	if !SameFrame(a, b) {
+	if !render.SameFrame(a, b) {
 		t.Fatal("two loads of the sample differ in their frame")
 	}
 	b.GroupAbove = 10
-	if SameFrame(a, b) {
+	if render.SameFrame(a, b) {
 		t.Error("a grouped and an ungrouped site share their frame")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/site/pages"
 )
 
 var sampleDecisions = map[string]decide.Decision{
@@ -40,7 +41,7 @@ func TestCheckHandoff(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, c := range CheckHandoff([]byte(tt.src), sampleDecisions) {
+			for _, c := range pages.CheckHandoff([]byte(tt.src), sampleDecisions) {
 				got = append(got, strings.Join([]string{itoa(c.Line), c.Label, c.Said, c.Claimed, string(c.Computed)}, " "))
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
@@ -58,7 +59,7 @@ func TestSampleHandoffAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cs := CheckHandoff(src, sampleDecisions); len(cs) != 0 {
+	if cs := pages.CheckHandoff(src, sampleDecisions); len(cs) != 0 {
 		t.Errorf("the sample's HANDOFF.md is flagged: %v", cs)
 	}
 }
@@ -83,7 +84,7 @@ func TestHandoffContradictionFlagged(t *testing.T) {
 	if len(warnings) == 0 || !strings.Contains(strings.Join(warnings, "\n"), "calls candidate-v3 PASS (“ships”), but the computed decision is BLOCK") {
 		t.Errorf("warnings %q lack the contradiction", warnings)
 	}
-	doc := parsePage(t, out, handoffPath)
+	doc := parsePage(t, out, pages.HandoffPath)
 	flags := findAll(doc, sel("p", class("contradiction")))
 	if len(flags) == 0 {
 		t.Fatal("no contradiction flagged on handoff.html")
@@ -123,7 +124,7 @@ func TestHandoffContradictionFlagged(t *testing.T) {
 // TestMarkdownLinksIDsAndAnchorsHeadings: in handoff.html, case and rule
 // ids link to their pages and every heading has an id.
 func TestMarkdownLinksIDsAndAnchorsHeadings(t *testing.T) {
-	doc := parsePage(t, builtSample(t), handoffPath)
+	doc := parsePage(t, builtSample(t), pages.HandoffPath)
 	note := findAll(doc, sel("article", class("handoff")))
 	if len(note) != 1 {
 		t.Fatal("no hand-written note")
@@ -152,17 +153,17 @@ func FuzzCheckHandoff(f *testing.F) {
 	f.Add("| `candidate-v2` | `PASS` |\n|---|---|\n| v1.1 | BLOCK |")
 	f.Add("v1. ships v1.1.")
 	f.Add("See ER-001, `ER-001` and ER-001. in [ER-001](x) ~~ER-001~~ **ER-0011**")
-	ids := idLinker{cases: map[string]bool{"ER-001": true, "v1": true}}
+	ids := pages.IDLinker{Cases: map[string]bool{"ER-001": true, "v1": true}}
 	f.Fuzz(func(t *testing.T, src string) {
 		// Rendering with links and flags must not fail or lose a flag.
-		doc, found, err := renderHandoff([]byte(src), ids, sampleDecisions)
+		doc, found, err := pages.RenderHandoff([]byte(src), ids, sampleDecisions)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n := strings.Count(string(doc.Body), `class="contradiction"`); n != len(found) {
 			t.Fatalf("%d flags rendered for %d contradictions from %q", n, len(found), src)
 		}
-		for _, c := range CheckHandoff([]byte(src), sampleDecisions) {
+		for _, c := range pages.CheckHandoff([]byte(src), sampleDecisions) {
 			if _, ok := sampleDecisions[c.Label]; !ok || c.Line < 1 || c.Computed != sampleDecisions[c.Label] {
 				t.Fatalf("bad contradiction %+v from %q", c, src)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/internal/publish"
+	"github.com/releasegate/releasegate/site/internal/render"
 	"golang.org/x/net/html"
 )
 
@@ -193,9 +194,9 @@ func copySample(t testing.TB) string {
 }
 
 // embeddedRenderer is a renderer with the embedded templates and assets.
-func embeddedRenderer(t testing.TB) *Renderer {
+func embeddedRenderer(t testing.TB) *render.Renderer {
 	t.Helper()
-	r, err := NewRenderer(releasegate.Web())
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		t.Fatal(err)
 	}

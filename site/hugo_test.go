@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/releasegate/releasegate"
+	"github.com/releasegate/releasegate/site/internal/render"
+	"github.com/releasegate/releasegate/site/pages"
 )
 
 // The speed criterion compares a build with Hugo building an equivalent
@@ -28,12 +30,12 @@ import (
 
 // hugoSite writes the Hugo source of the release in, read from the data
 // folder data, at dir: config, layouts, content and static files.
-func hugoSite(in *Input, data, dir string) error {
-	v, err := newView(in)
+func hugoSite(in *pages.Input, data, dir string) error {
+	v, err := render.NewView(in)
 	if err != nil {
 		return err
 	}
-	r, err := NewRenderer(releasegate.Web())
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		return err
 	}
@@ -41,30 +43,30 @@ func hugoSite(in *Input, data, dir string) error {
 	for name, text := range hugoLayouts {
 		files["layouts/"+name] = []byte(text)
 	}
-	config, err := v.hugoConfig()
+	config, err := hugoConfig(v)
 	if err != nil {
 		return err
 	}
 	files["config.json"] = config
-	for _, a := range r.assets {
-		files["static/"+a.path] = a.data
+	for _, a := range r.Assets {
+		files["static/"+a.Path] = a.Data
 	}
 	rel := in.Release
 	for _, s := range rel.Snapshots {
-		files["static/"+resultsPath(s.Label())] = s.JSON()
+		files["static/"+pages.ResultsPath(s.Label())] = s.JSON()
 	}
 	policy, err := os.ReadFile(filepath.Join(data, "POLICY.md"))
 	if err != nil {
 		return err
 	}
-	files["content/policy.md"] = hugoPage(map[string]any{"title": "Policy " + v.info.PolicyVersion}, string(policy))
+	files["content/policy.md"] = hugoPage(map[string]any{"title": "Policy " + v.Info.PolicyVersion}, string(policy))
 	files["content/handoff.md"] = hugoPage(map[string]any{"title": "Handoff"}, string(in.Handoff))
 	files["content/report.md"] = hugoPage(map[string]any{"title": "Release report"}, string(rel.Report()))
 	files["content/_index.md"] = hugoPage(map[string]any{"title": "Release overview"}, "")
 	files["content/snapshots/_index.md"] = hugoPage(map[string]any{"title": "Compare snapshots"}, "")
 	files["content/cases/_index.md"] = hugoPage(map[string]any{"title": "Cases"}, "")
 	for k, s := range rel.Snapshots {
-		page, err := v.snapshotPage(s)
+		page, err := v.SnapshotPage(s)
 		if err != nil {
 			return err
 		}
@@ -81,11 +83,11 @@ func hugoSite(in *Input, data, dir string) error {
 			"measures": measures, "gates": gates,
 		}, "")
 		for i := range rel.Suite.Cases {
-			files["content/snapshots/"+s.Label()+"/"+rel.Suite.Cases[i].ID+".md"] = hugoDrilldown(v.drilldown(s, i), i, failureCodes(s.Result.Cases[i].Failures))
+			files["content/snapshots/"+s.Label()+"/"+rel.Suite.Cases[i].ID+".md"] = hugoDrilldown(v.DrilldownPage(s, i), i, pages.FailureCodes(s.Result.Cases[i].Failures))
 		}
 	}
 	for i := range rel.Suite.Cases {
-		files["content/cases/"+rel.Suite.Cases[i].ID+".md"] = hugoHistory(v.history(i), i)
+		files["content/cases/"+rel.Suite.Cases[i].ID+".md"] = hugoHistory(v.HistoryPage(i), i)
 	}
 	for name, data := range files {
 		path := filepath.Join(dir, filepath.FromSlash(name))
@@ -103,12 +105,12 @@ func hugoSite(in *Input, data, dir string) error {
 // sitemap or taxonomies, which our site has no counterpart of), at the
 // same paths as ours, with relative links, and what every page's frame
 // shows.
-func (v *view) hugoConfig() ([]byte, error) {
+func hugoConfig(v *render.View) ([]byte, error) {
 	var snaps []map[string]any
-	for _, s := range v.in.Release.Snapshots {
+	for _, s := range v.In.Release.Snapshots {
 		snaps = append(snaps, map[string]any{"label": s.Label(), "decision": string(s.Result.Decision)})
 	}
-	l := v.info.footerData()
+	l := v.Info.FooterData()
 	return json.MarshalIndent(map[string]any{
 		"baseURL":                    "/",
 		"title":                      "releasegate",
@@ -118,14 +120,14 @@ func (v *view) hugoConfig() ([]byte, error) {
 		"disableHugoGeneratorInject": true,
 		"disableKinds":               []string{"taxonomy", "term", "RSS", "sitemap", "robotsTXT"},
 		"params": map[string]any{
-			"csp":           ContentSecurityPolicy,
+			"csp":           render.ContentSecurityPolicy,
 			"footer":        l.Footer,
 			"version":       l.Provenance.Version,
 			"policyversion": l.Provenance.PolicyVersion,
 			"inputsshort":   l.Provenance.InputsShort,
 			"inputstitle":   l.Provenance.InputsTitle,
 			"snapshots":     snaps,
-			"hashandoff":    v.info.HasHandoff,
+			"hashandoff":    v.Info.HasHandoff,
 		},
 	}, "", " ")
 }
@@ -139,14 +141,14 @@ func hugoPage(front map[string]any, body string) []byte {
 	return append(append(b, "\n\n"...), body...)
 }
 
-func hugoLink(l *NavLink) map[string]any {
+func hugoLink(l *pages.NavLink) map[string]any {
 	if l == nil {
 		return nil
 	}
 	return map[string]any{"href": l.Href, "text": l.Text}
 }
 
-func hugoLines(c *CallView) []string {
+func hugoLines(c *pages.CallView) []string {
 	var lines []string
 	for _, l := range c.Lines {
 		lines = append(lines, l.Text)
@@ -154,7 +156,7 @@ func hugoLines(c *CallView) []string {
 	return lines
 }
 
-func hugoCitations(rows []CitationRow) []map[string]any {
+func hugoCitations(rows []pages.CitationRow) []map[string]any {
 	var out []map[string]any
 	for _, c := range rows {
 		out = append(out, map[string]any{"id": c.ID, "href": c.Href, "class": c.Class, "state": c.State, "icon": c.Icon, "successor": hugoLink(c.Successor)})
@@ -164,7 +166,7 @@ func hugoCitations(rows []CitationRow) []map[string]any {
 
 // hugoDrilldown is the drilldown p as a content file: the failures are
 // its Markdown, the rest is front matter the layout renders.
-func hugoDrilldown(p *DrilldownPage, i int, codes string) []byte {
+func hugoDrilldown(p *pages.DrilldownPage, i int, codes string) []byte {
 	var calls []map[string]any
 	for _, pair := range p.Calls.Pairs {
 		c := map[string]any{"index": pair.Expected.Index, "name": pair.Expected.Name, "note": pair.Expected.Note,
@@ -189,7 +191,7 @@ func hugoDrilldown(p *DrilldownPage, i int, codes string) []byte {
 	return hugoPage(map[string]any{
 		"title": p.ID + " in " + p.Label, "weight": i + 1,
 		"id": p.ID, "label": p.Label, "casetitle": p.CaseTitle, "severity": p.Severity, "verdict": string(p.Verdict.HTML),
-		"history": "/" + historyPath(p.ID), "elsewhere": elsewhere, "nextfailing": hugoLink(p.NextFailing),
+		"history": "/" + pages.HistoryPath(p.ID), "elsewhere": elsewhere, "nextfailing": hugoLink(p.NextFailing),
 		"hasoutput": p.HasOutput, "expected": p.ExpectedDecision, "actual": p.ActualDecision, "decisionverdict": string(p.DecisionVerdict.HTML),
 		"mode": p.Calls.Mode, "modetext": p.Calls.ModeText, "calls": calls, "mismatches": p.Calls.Mismatches,
 		"forbidden": forbidden, "expectedcitations": hugoCitations(p.ExpectedCitations), "actualcitations": hugoCitations(p.ActualCitations),
@@ -198,7 +200,7 @@ func hugoDrilldown(p *DrilldownPage, i int, codes string) []byte {
 }
 
 // hugoHistory is the history page p as a content file.
-func hugoHistory(p *HistoryPage, i int) []byte {
+func hugoHistory(p *pages.HistoryPage, i int) []byte {
 	var rows []map[string]any
 	for _, r := range p.Rows {
 		rows = append(rows, map[string]any{"label": r.Label, "href": r.Href, "snapshot": r.SnapshotHref, "verdict": string(r.Verdict.HTML),
@@ -484,7 +486,7 @@ var hugoLayouts = map[string]string{
 }
 
 // siteFiles counts the pages (.html files) below dir and their bytes.
-func siteFiles(t testing.TB, dir string) (pages int, size int64) {
+func siteFiles(t testing.TB, dir string) (pageList int, size int64) {
 	t.Helper()
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {
@@ -494,14 +496,14 @@ func siteFiles(t testing.TB, dir string) (pages int, size int64) {
 		if err != nil {
 			return err
 		}
-		pages++
+		pageList++
 		size += info.Size()
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pages, size
+	return pageList, size
 }
 
 // runHugo builds the Hugo site at src into the fresh folder dst and
@@ -593,7 +595,7 @@ func TestHugoSiteIsComparable(t *testing.T) {
 			t.Errorf("the Hugo drilldown lacks %s", want)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(hugoOut, filepath.FromSlash(echartsDir), "echarts.min.js")); err != nil {
+	if _, err := os.Stat(filepath.Join(hugoOut, filepath.FromSlash(pages.EchartsDir), "echarts.min.js")); err != nil {
 		t.Errorf("the Hugo site lacks the assets: %v", err)
 	}
 }

@@ -11,14 +11,16 @@ import (
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/site/internal/render"
+	"github.com/releasegate/releasegate/site/pages"
 )
 
 // collect renders into a map.
-func collect(t *testing.T, render func(Emit) error) map[string][]byte {
+func collect(t *testing.T, renderAll func(render.Emit) error) map[string][]byte {
 	t.Helper()
 	var mu sync.Mutex
 	files := map[string][]byte{}
-	err := render(func(p string, data []byte) error {
+	err := renderAll(func(p string, data []byte) error {
 		mu.Lock()
 		defer mu.Unlock()
 		files[p] = data
@@ -32,37 +34,37 @@ func collect(t *testing.T, render func(Emit) error) map[string][]byte {
 
 func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 	rel, r := release(t), embeddedRenderer(t)
-	in := &Input{Release: rel, Handoff: []byte("# Handoff\n")}
-	all := collect(t, func(e Emit) error { return r.RenderAll(in, e) })
-	parts := Parts{
+	in := &pages.Input{Release: rel, Handoff: []byte("# Handoff\n")}
+	all := collect(t, func(e render.Emit) error { return r.RenderAll(in, e) })
+	parts := render.Parts{
 		Snapshots:  []string{"baseline-v1", "candidate-v3"},
 		Results:    []string{"candidate-v2"},
 		Tables:     []string{"candidate-v3", "candidate-v2"},
 		Drilldowns: map[string][]string{"candidate-v2": {"ER-007"}, "candidate-v3": {"ER-001", "ER-007"}},
 		Histories:  []string{"ER-004"},
 	}
-	got := collect(t, func(e Emit) error { return r.RenderParts(in, parts, e) })
+	got := collect(t, func(e render.Emit) error { return r.RenderParts(in, parts, e) })
 
 	selected := map[string]bool{
-		snapshotPath("baseline-v1"): true, resultsPath("baseline-v1"): true,
-		snapshotPath("candidate-v3"): true, resultsPath("candidate-v3"): true,
-		resultsPath("candidate-v2"):      true,
-		snapshotDataPath("candidate-v3"): true, snapshotDataPath("candidate-v2"): true,
-		drilldownPath("candidate-v2", "ER-007"): true,
-		drilldownPath("candidate-v3", "ER-001"): true, drilldownPath("candidate-v3", "ER-007"): true,
-		historyPath("ER-004"): true,
+		pages.SnapshotPath("baseline-v1"): true, pages.ResultsPath("baseline-v1"): true,
+		pages.SnapshotPath("candidate-v3"): true, pages.ResultsPath("candidate-v3"): true,
+		pages.ResultsPath("candidate-v2"):      true,
+		pages.SnapshotDataPath("candidate-v3"): true, pages.SnapshotDataPath("candidate-v2"): true,
+		pages.DrilldownPath("candidate-v2", "ER-007"): true,
+		pages.DrilldownPath("candidate-v3", "ER-001"): true, pages.DrilldownPath("candidate-v3", "ER-007"): true,
+		pages.HistoryPath("ER-004"): true,
 	}
 	// Drilldowns whose next-failing link may lead to a selected one too:
 	// walking forward from each drilldown over passing cases only, found
 	// here by brute force rather than by the code under test.
 	n := len(rel.Suite.Cases)
 	for label, ids := range parts.Drilldowns {
-		s, _ := (&view{in: in}).snapshot(label)
+		s, _ := (&pages.Model{In: in}).Snapshot(label)
 		for j := range n {
 			for step := 1; step < n; step++ {
 				k := (j + step) % n
 				if slices.Contains(ids, rel.Suite.Cases[k].ID) {
-					selected[drilldownPath(label, rel.Suite.Cases[j].ID)] = true
+					selected[pages.DrilldownPath(label, rel.Suite.Cases[j].ID)] = true
 				}
 				if !s.Result.Cases[k].Passed {
 					break
@@ -88,13 +90,13 @@ func TestRenderPartsRendersWhatItSelectsAsRenderAllDoes(t *testing.T) {
 	}
 	// The report left out when it is the same.
 	parts.SameReport = true
-	kept := collect(t, func(e Emit) error { return r.RenderParts(in, parts, e) })
+	kept := collect(t, func(e render.Emit) error { return r.RenderParts(in, parts, e) })
 	for p := range got {
-		if _, ok := kept[p]; ok == (p == reportPath || p == reportPagePath) {
+		if _, ok := kept[p]; ok == (p == pages.ReportPath || p == pages.ReportPagePath) {
 			t.Errorf("%s: rendered %v with SameReport", p, ok)
 		}
 	}
-	for _, bad := range []Parts{
+	for _, bad := range []render.Parts{
 		{Snapshots: []string{"no-such-snapshot"}},
 		{Results: []string{"no-such-snapshot"}},
 		{Tables: []string{"no-such-snapshot"}},
@@ -129,7 +131,7 @@ func TestSameFrameIgnoresTheFooter(t *testing.T) {
 	base := evaluate(func(string) {})
 	handoff := []byte("# Handoff\n")
 	r := embeddedRenderer(t)
-	footer := func(in *Input) []byte {
+	footer := func(in *pages.Input) []byte {
 		f, err := r.Footer(in)
 		if err != nil {
 			t.Fatal(err)
@@ -138,24 +140,24 @@ func TestSameFrameIgnoresTheFooter(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name        string
-		other       *Input
+		other       *pages.Input
 		same        bool
 		otherFooter bool
 	}{
-		{"the same inputs", &Input{Release: base, Handoff: handoff}, true, false},
-		{"new thresholds", &Input{Release: evaluate(func(dir string) {
+		{"the same inputs", &pages.Input{Release: base, Handoff: handoff}, true, false},
+		{"new thresholds", &pages.Input{Release: evaluate(func(dir string) {
 			write(dir, "gate.json", `{"min_pass_rate": 0.5, "max_critical_failures": 3, "max_p95_latency_ms": 9000, "max_avg_cost_usd": 0.05}`)
 		}), Handoff: handoff}, true, true},
-		{"no handoff page", &Input{Release: base}, false, false},
-		{"a snapshot removed", &Input{Release: evaluate(func(dir string) {
+		{"no handoff page", &pages.Input{Release: base}, false, false},
+		{"a snapshot removed", &pages.Input{Release: evaluate(func(dir string) {
 			if err := os.Remove(filepath.Join(dir, "outputs", "candidate-v2.jsonl")); err != nil {
 				t.Fatal(err)
 			}
 		}), Handoff: handoff}, false, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			in := &Input{Release: base, Handoff: handoff}
-			if got := SameFrame(in, tt.other); got != tt.same {
+			in := &pages.Input{Release: base, Handoff: handoff}
+			if got := render.SameFrame(in, tt.other); got != tt.same {
 				t.Errorf("SameFrame = %v, want %v", got, tt.same)
 			}
 			if differs := !bytes.Equal(footer(in), footer(tt.other)); differs != tt.otherFooter {
@@ -169,25 +171,25 @@ func TestSameFrameIgnoresTheFooter(t *testing.T) {
 // framed page of a build carries, once, after the page's content.
 func TestEveryPageCarriesTheFooter(t *testing.T) {
 	rel, r := release(t), embeddedRenderer(t)
-	in := &Input{Release: rel, Handoff: []byte("# Handoff\n")}
+	in := &pages.Input{Release: rel, Handoff: []byte("# Handoff\n")}
 	footer, err := r.Footer(in)
 	if err != nil || !bytes.HasPrefix(footer, []byte(`<footer class="site-footer">`)) {
 		t.Fatalf("footer %q, %v", footer, err)
 	}
-	pages := 0
-	for p, b := range collect(t, func(e Emit) error { return r.RenderAll(in, e) }) {
-		if !strings.HasSuffix(p, ".html") || p == notFoundPath {
+	framed := 0
+	for p, b := range collect(t, func(e render.Emit) error { return r.RenderAll(in, e) }) {
+		if !strings.HasSuffix(p, ".html") || p == pages.NotFoundPath {
 			continue
 		}
-		pages++
+		framed++
 		if n := bytes.Count(b, footer); n != 1 {
 			t.Errorf("%s carries the footer %d times", p, n)
 		} else if at := bytes.Index(b, footer); at < bytes.LastIndex(b, []byte("</main>")) {
 			t.Errorf("%s: the footer comes before the end of the content", p)
 		}
 	}
-	if pages < 40 {
-		t.Errorf("only %d pages", pages)
+	if framed < 40 {
+		t.Errorf("only %d pages", framed)
 	}
 }
 
@@ -195,9 +197,9 @@ func TestEveryPageCarriesTheFooter(t *testing.T) {
 // a grouped site: their shared page is rendered once.
 func TestGroupedPartsRenderEachPageOnce(t *testing.T) {
 	rel, r := release(t), embeddedRenderer(t)
-	in := &Input{Release: rel, GroupAbove: 10}
+	in := &pages.Input{Release: rel, GroupAbove: 10}
 	ids := []string{"ER-001", "ER-002", "ER-003", "ER-007"}
-	parts := Parts{Drilldowns: map[string][]string{"candidate-v2": ids}, Histories: ids}
+	parts := render.Parts{Drilldowns: map[string][]string{"candidate-v2": ids}, Histories: ids}
 	count := map[string]int{}
 	err := r.RenderParts(in, parts, func(p string, _ []byte) error { count[p]++; return nil })
 	if err != nil {
@@ -255,7 +257,7 @@ func TestRenderPartsFollowsCasesThatMove(t *testing.T) {
 		return rel
 	}
 	// A case page with its footer, which a live server keeps apart.
-	withoutFooter := func(in *Input, files map[string][]byte) map[string][]byte {
+	withoutFooter := func(in *pages.Input, files map[string][]byte) map[string][]byte {
 		footer, err := r.Footer(in)
 		if err != nil {
 			t.Fatal(err)
@@ -321,25 +323,25 @@ func TestRenderPartsFollowsCasesThatMove(t *testing.T) {
 				editCases(t, dir, tc.prepare)
 			}
 			before := evaluate(dir)
-			old := withoutFooter(&Input{Release: before}, collect(t, func(e Emit) error { return r.RenderAll(&Input{Release: before}, e) }))
+			old := withoutFooter(&pages.Input{Release: before}, collect(t, func(e render.Emit) error { return r.RenderAll(&pages.Input{Release: before}, e) }))
 			editCases(t, dir, tc.edit)
 			after := evaluate(dir)
-			in := &Input{Release: after}
-			all := collect(t, func(e Emit) error { return r.RenderAll(in, e) })
-			pages := withoutFooter(in, all)
-			if !SameFrame(&Input{Release: before}, in) {
+			in := &pages.Input{Release: after}
+			all := collect(t, func(e render.Emit) error { return r.RenderAll(in, e) })
+			pageList := withoutFooter(in, all)
+			if !render.SameFrame(&pages.Input{Release: before}, in) {
 				t.Fatal("SameFrame: false, want true")
 			}
-			parts := Parts{Before: before, Drilldowns: map[string][]string{}, Histories: tc.new}
+			parts := render.Parts{Before: before, Drilldowns: map[string][]string{}, Histories: tc.new}
 			for _, s := range after.Snapshots {
 				parts.Snapshots = append(parts.Snapshots, s.Label())
 				parts.Tables = append(parts.Tables, s.Label())
 				parts.Drilldowns[s.Label()] = tc.new
 			}
-			got := collect(t, func(e Emit) error { return r.RenderParts(in, parts, e) })
+			got := collect(t, func(e render.Emit) error { return r.RenderParts(in, parts, e) })
 			changed := 0
 			// Exactly the case pages that changed.
-			for p, b := range pages {
+			for p, b := range pageList {
 				_, rendered := got[p]
 				differs := !bytes.Equal(b, old[p])
 				switch {
@@ -360,7 +362,7 @@ func TestRenderPartsFollowsCasesThatMove(t *testing.T) {
 					t.Errorf("%s differs from RenderAll", p)
 				}
 			}
-			t.Logf("%d of %d case pages changed", changed, len(pages))
+			t.Logf("%d of %d case pages changed", changed, len(pageList))
 
 			// With Steps, a page whose case did not change comes as its
 			// case-steps part alone: put in place of that part of the page
@@ -373,7 +375,7 @@ func TestRenderPartsFollowsCasesThatMove(t *testing.T) {
 				steps[p] = b
 				return nil
 			}
-			whole := collect(t, func(e Emit) error { return r.RenderParts(in, parts, e) })
+			whole := collect(t, func(e render.Emit) error { return r.RenderParts(in, parts, e) })
 			for p, part := range steps {
 				if _, ok := whole[p]; ok {
 					t.Errorf("%s: rendered whole and as its steps", p)
@@ -383,8 +385,8 @@ func TestRenderPartsFollowsCasesThatMove(t *testing.T) {
 					t.Fatalf("%s: no case steps in the page", p)
 				}
 				spliced := slices.Concat(old[p][:start], part, old[p][end:])
-				if !bytes.Equal(spliced, pages[p]) {
-					t.Errorf("%s: the page with its new steps differs from RenderAll:\n%s\nwant\n%s", p, spliced, pages[p])
+				if !bytes.Equal(spliced, pageList[p]) {
+					t.Errorf("%s: the page with its new steps differs from RenderAll:\n%s\nwant\n%s", p, spliced, pageList[p])
 				}
 			}
 			for p := range got {
@@ -405,9 +407,9 @@ func TestRenderPartsFollowsCasesThatMove(t *testing.T) {
 				}
 				parts.Histories = nil
 				clear(steps)
-				whole := collect(t, func(e Emit) error { return r.RenderParts(in, parts, e) })
+				whole := collect(t, func(e render.Emit) error { return r.RenderParts(in, parts, e) })
 				for _, label := range parts.Snapshots {
-					p := drilldownPath(label, tc.new[0])
+					p := pages.DrilldownPath(label, tc.new[0])
 					if _, ok := whole[p]; !ok {
 						t.Errorf("%s: not rendered whole", p)
 					}
@@ -417,8 +419,8 @@ func TestRenderPartsFollowsCasesThatMove(t *testing.T) {
 				}
 			}
 			// A grouped site keeps a case's place in its page's path.
-			grouped := &Input{Release: after, GroupAbove: 12}
-			if SameFrame(&Input{Release: before, GroupAbove: 12}, grouped) {
+			grouped := &pages.Input{Release: after, GroupAbove: 12}
+			if render.SameFrame(&pages.Input{Release: before, GroupAbove: 12}, grouped) {
 				t.Error("SameFrame of grouped sites whose cases moved: true, want false")
 			}
 		})
@@ -431,10 +433,10 @@ func TestRenderPartsFollowsCasesThatMove(t *testing.T) {
 func TestRenderAllLaterPutsOffTheCasePages(t *testing.T) {
 	rel, r := release(t), embeddedRenderer(t)
 	for _, groupAbove := range []int{0, 12} {
-		in := &Input{Release: rel, Handoff: []byte("# Handoff\n"), GroupAbove: groupAbove}
-		all := collect(t, func(e Emit) error { return r.RenderAll(in, e) })
-		var later []Later
-		front := collect(t, func(e Emit) error {
+		in := &pages.Input{Release: rel, Handoff: []byte("# Handoff\n"), GroupAbove: groupAbove}
+		all := collect(t, func(e render.Emit) error { return r.RenderAll(in, e) })
+		var later []render.Later
+		front := collect(t, func(e render.Emit) error {
 			var err error
 			later, err = r.RenderAllLater(in, e)
 			return err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/releasegate/releasegate/site/pages"
 	"golang.org/x/net/html"
 )
 
@@ -30,7 +31,7 @@ func TestChartText(t *testing.T) {
 		{`a__f_b`, `a__f_b`},
 	}
 	for _, tt := range tests {
-		if got := chartText(tt.in); got != tt.want {
+		if got := pages.ChartText(tt.in); got != tt.want {
 			t.Errorf("chartText(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -42,7 +43,7 @@ func FuzzChartText(f *testing.F) {
 	}
 	f.Add("____f__f____")
 	f.Fuzz(func(t *testing.T, s string) {
-		got := chartText(s)
+		got := pages.ChartText(s)
 		if strings.ContainsAny(got, "<>&") || strings.Contains(got, "__f__") {
 			t.Errorf("chartText(%q) = %q still holds markup or a function marker", s, got)
 		}
@@ -50,12 +51,12 @@ func FuzzChartText(f *testing.F) {
 }
 
 func TestChartsCarryPayloadsAsText(t *testing.T) {
-	c, err := renderBar(barSpec{
+	c, err := pages.RenderBar(pages.BarSpec{
 		ID:         "hostile",
 		Categories: payloads,
 		Values:     []float64{1, 2, 3, 4},
 		AxisName:   payloads[0],
-		Lines:      []refLine{{Label: payloads[1], Value: 2, Color: limitColour}},
+		Lines:      []pages.RefLine{{Label: payloads[1], Value: 2, Color: pages.LimitColour}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -102,11 +103,11 @@ func TestChartsCarryPayloadsAsText(t *testing.T) {
 
 func TestChartIDs(t *testing.T) {
 	for _, bad := range []string{"", "p95-chart", "1chart", "a b", "x;alert(1)"} {
-		if _, err := renderBar(barSpec{ID: bad}); err == nil {
+		if _, err := pages.RenderBar(pages.BarSpec{ID: bad}); err == nil {
 			t.Errorf("chart id %q accepted", bad)
 		}
 	}
-	if _, err := renderBar(barSpec{ID: "case_latency_2"}); err != nil {
+	if _, err := pages.RenderBar(pages.BarSpec{ID: "case_latency_2"}); err != nil {
 		t.Errorf("chart id case_latency_2 refused: %v", err)
 	}
 }
@@ -177,9 +178,9 @@ func checkPageScript(t *testing.T, path string, n *html.Node) {
 	if n.FirstChild != nil {
 		body = n.FirstChild.Data
 	}
-	if path == notFoundPath {
+	if path == pages.NotFoundPath {
 		// 404.html's one script is fixed text: the data cannot reach it.
-		if body != findHome {
+		if body != pages.FindHome {
 			t.Errorf("%s: the script is not the one that finds the top folder: %q", path, body)
 		}
 		return

@@ -14,6 +14,7 @@ import (
 
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/evaluator/gensuite"
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
 var (
@@ -83,7 +84,7 @@ func BenchmarkRenderLarge(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := NewRenderer(releasegate.Web())
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -110,11 +111,11 @@ func BenchmarkRenderLarge(b *testing.B) {
 // BenchmarkRenderDrilldown measures the page rendered most often.
 func BenchmarkRenderDrilldown(b *testing.B) {
 	in := sampleInput(b)
-	r, err := NewRenderer(releasegate.Web())
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		b.Fatal(err)
 	}
-	v, err := newView(in)
+	v, err := render.NewView(in)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -122,11 +123,11 @@ func BenchmarkRenderDrilldown(b *testing.B) {
 	var w bytes.Buffer
 	for b.Loop() {
 		w.Reset()
-		p := v.drilldown(s, 6)
-		if err := r.frame(v, "drilldown", p.frame()); err != nil {
+		p := v.DrilldownPage(s, 6)
+		if err := r.Frame(v, "drilldown", p.Frame()); err != nil {
 			b.Fatal(err)
 		}
-		if err := r.execute(&w, "drilldown", p); err != nil {
+		if err := r.Execute(&w, "drilldown", p); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -213,11 +214,11 @@ func BenchmarkRenderResultGroup(b *testing.B) {
 		b.Fatal(err)
 	}
 	in.GroupAbove = 100
-	r, err := NewRenderer(releasegate.Web())
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		b.Fatal(err)
 	}
-	v, err := newView(in)
+	v, err := render.NewView(in)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -225,7 +226,7 @@ func BenchmarkRenderResultGroup(b *testing.B) {
 	var w bytes.Buffer
 	for b.Loop() {
 		w.Reset()
-		if err := r.execute(&w, "results", v.resultGroup(s, 1)); err != nil {
+		if err := r.Execute(&w, "results", v.ResultGroupPage(s, 1)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -242,18 +243,18 @@ func BenchmarkRenderHistoryGroup(b *testing.B) {
 		b.Fatal(err)
 	}
 	in.GroupAbove = 100
-	r, err := NewRenderer(releasegate.Web())
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		b.Fatal(err)
 	}
-	v, err := newView(in)
+	v, err := render.NewView(in)
 	if err != nil {
 		b.Fatal(err)
 	}
 	var w bytes.Buffer
 	for b.Loop() {
 		w.Reset()
-		if err := r.execute(&w, "histories", v.historyGroup(1)); err != nil {
+		if err := r.Execute(&w, "histories", v.HistoryGroupPage(1)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/releasegate/releasegate/site/pages"
 	"golang.org/x/net/html"
 )
 
@@ -85,17 +86,17 @@ func checkLinks(t *testing.T, dir string) (pageIDs func(page string) map[string]
 			}
 		}
 	}
-	var pages []string
+	var pageList []string
 	for f := range files {
 		// 404.html is served by the host for missing addresses, never
 		// linked; it is checked on its own below.
-		if strings.HasSuffix(f, ".html") && f != notFoundPath && !reached[f] {
-			pages = append(pages, f)
+		if strings.HasSuffix(f, ".html") && f != pages.NotFoundPath && !reached[f] {
+			pageList = append(pageList, f)
 		}
 	}
-	slices.Sort(pages)
-	if len(pages) > 0 {
-		t.Errorf("%d pages are not reached from index.html: %v", len(pages), pages)
+	slices.Sort(pageList)
+	if len(pageList) > 0 {
+		t.Errorf("%d pages are not reached from index.html: %v", len(pageList), pageList)
 	}
 	if fragments == 0 {
 		t.Error("no #fragment link was checked; the policy links must use them")
@@ -107,7 +108,7 @@ func checkLinks(t *testing.T, dir string) (pageIDs func(page string) map[string]
 // address, at any depth: it loads nothing and links only to the main
 // pages of the top folder, which its script resolves from the address.
 func Test404LinksOnlyToTheTop(t *testing.T) {
-	doc := parsePage(t, builtSample(t), notFoundPath)
+	doc := parsePage(t, builtSample(t), pages.NotFoundPath)
 	for _, n := range findAll(doc, sel("")) {
 		if src, ok := attrOK(n, "src"); ok {
 			t.Errorf("404.html loads %q", src)
@@ -126,12 +127,12 @@ func Test404LinksOnlyToTheTop(t *testing.T) {
 			t.Errorf("404.html link %q has no data-page for its script", href)
 		}
 	}
-	var pages []string
+	var pageList []string
 	for _, a := range findAll(doc, within(sel("ul", class("not-found-pages")), sel("a"))) {
-		pages = append(pages, attr(a, "href"))
+		pageList = append(pageList, attr(a, "href"))
 	}
 	want := "index.html policy.html handoff.html report.html glossary.html snapshots/candidate-v3.html snapshots/candidate-v2.html snapshots/baseline-v1.html"
-	if got := strings.Join(pages, " "); got != want {
+	if got := strings.Join(pageList, " "); got != want {
 		t.Errorf("404.html lists %s, want %s", got, want)
 	}
 }

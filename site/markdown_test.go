@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/site/pages"
 	"golang.org/x/net/html"
 )
 
@@ -25,7 +26,7 @@ func TestMarkdownKeepsDangerOut(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, err := renderMarkdown([]byte(tt.src), nil)
+			doc, err := pages.RenderMarkdown([]byte(tt.src), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,9 +73,9 @@ func TestRenderPolicyAnchorsAndCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := renderPolicy(p, map[string][]CaseLink{
+	doc, err := pages.RenderPolicy(p, map[string][]pages.CaseLink{
 		"ER-2026.10 §1.1": {{ID: "C-1", Href: "cases/C-1.html"}, {ID: "C-2", Href: "cases/C-2.html"}},
-	}, idLinker{})
+	}, pages.IDLinker{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func FuzzRenderMarkdown(f *testing.F) {
 	f.Add("### ER-2026.10 §9.9 <img src=x onerror=alert(1)> __f__alert(1)__f__")
 	f.Add("![a](//evil.invalid/x.png) <https://example.invalid>")
 	f.Fuzz(func(t *testing.T, src string) {
-		doc, err := renderMarkdown([]byte(src), nil)
+		doc, err := pages.RenderMarkdown([]byte(src), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +138,7 @@ func FuzzRenderMarkdown(f *testing.F) {
 			}
 		}
 		if p, err := suite.ParsePolicy("POLICY.md", []byte(src)); err == nil {
-			if _, err := renderPolicy(p, nil, idLinker{}); err != nil {
+			if _, err := pages.RenderPolicy(p, nil, pages.IDLinker{}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -3,13 +3,15 @@ package site
 import (
 	"slices"
 	"testing"
+
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
 // TestPathsAreWhatRenderWrites: the file list a bundle checks against its
 // limits before rendering is exactly what rendering then writes.
 func TestPathsAreWhatRenderWrites(t *testing.T) {
 	in := sampleInput(t)
-	planned, err := Paths(in)
+	planned, err := render.Paths(in)
 	if err != nil {
 		t.Fatal(err)
 	}

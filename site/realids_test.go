@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/releasegate/releasegate/internal/pagename"
+	"github.com/releasegate/releasegate/site/pages"
 	"golang.org/x/net/html"
 )
 
@@ -76,7 +77,7 @@ func writeRealSuite(t testing.TB) string {
 	return dir
 }
 
-func buildReal(t *testing.T, groupAbove int) (string, *Input) {
+func buildReal(t *testing.T, groupAbove int) (string, *pages.Input) {
 	t.Helper()
 	data := writeRealSuite(t)
 	out := filepath.Join(t.TempDir(), "public")
@@ -98,7 +99,7 @@ func TestRealIDsSite(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, in := buildReal(t, tt.groupAbove)
 			pageIDs := checkLinks(t, dir)
-			stems := pagename.Stems(caseIDs(in.Release.Suite.Cases))
+			stems := pagename.Stems(pages.CaseIDs(in.Release.Suite.Cases))
 			files := readTree(t, dir)
 			if tt.groupAbove == 0 {
 				for i, id := range realIDs {
@@ -166,22 +167,22 @@ func checkScriptLinks(t *testing.T, dir string, files map[string][]byte, pageIDs
 		ResultsPerPage   int      `json:"resultsPerPage"`
 		HistoriesPerPage int      `json:"historiesPerPage"`
 	}
-	script := string(files[casesDataPath])
+	script := string(files[pages.CasesDataPath])
 	body := script[strings.Index(script, "] = ")+4 : strings.LastIndex(script, ";")]
 	if err := json.Unmarshal([]byte(body), &cases); err != nil {
-		t.Fatalf("%s: %v", casesDataPath, err)
+		t.Fatalf("%s: %v", pages.CasesDataPath, err)
 	}
 	if len(cases.Pages) != len(cases.IDs) {
-		t.Fatalf("%s gives %d page names for %d ids", casesDataPath, len(cases.Pages), len(cases.IDs))
+		t.Fatalf("%s gives %d page names for %d ids", pages.CasesDataPath, len(cases.Pages), len(cases.IDs))
 	}
 	for i := range cases.IDs {
 		name := cases.Pages[i]
 		result, history := "snapshots/run-2/"+name+".html", "cases/"+name+".html"
 		if cases.ResultsPerPage > 0 {
-			result = "snapshots/run-2/" + groupFile(i/cases.ResultsPerPage) + "#" + name
+			result = "snapshots/run-2/" + pages.GroupFile(i/cases.ResultsPerPage) + "#" + name
 		}
 		if cases.HistoriesPerPage > 0 {
-			history = "cases/" + groupFile(i/cases.HistoriesPerPage) + "#" + name
+			history = "cases/" + pages.GroupFile(i/cases.HistoriesPerPage) + "#" + name
 		}
 		exists("compare.html", result)
 		exists("compare.html", history)
@@ -190,7 +191,7 @@ func checkScriptLinks(t *testing.T, dir string, files map[string][]byte, pageIDs
 	blocks := findAll(doc, sel("script", hasAttr("type", "application/json")))
 	charts := 0
 	for _, b := range blocks {
-		var cd chartData
+		var cd pages.ChartData
 		if err := json.Unmarshal([]byte(textOf(b)), &cd); err != nil || cd.Links == nil && cd.Keys == nil {
 			continue
 		}
@@ -198,7 +199,7 @@ func checkScriptLinks(t *testing.T, dir string, files map[string][]byte, pageIDs
 		for i, key := range cd.Keys {
 			ref := cd.LinkPrefix + key + cd.LinkSuffix
 			if cd.LinkPages > 0 {
-				ref = cd.LinkPrefix + groupFile(i/cd.LinkPages) + "#" + key
+				ref = cd.LinkPrefix + pages.GroupFile(i/cd.LinkPages) + "#" + key
 			}
 			exists("snapshots/run-2.html", ref)
 		}
@@ -215,7 +216,7 @@ func checkScriptLinks(t *testing.T, dir string, files map[string][]byte, pageIDs
 // as written, escaped, however long; markup in an id stays text.
 func TestRealIDsShownVerbatim(t *testing.T) {
 	dir, in := buildReal(t, 0)
-	stems := pagename.Stems(caseIDs(in.Release.Suite.Cases))
+	stems := pagename.Stems(pages.CaseIDs(in.Release.Suite.Cases))
 	long := realIDs[0]
 	for _, page := range []string{"snapshots/run-2.html", "cases/" + stems[0] + ".html", "snapshots/run-2/" + stems[0] + ".html", "index.html"} {
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(page)))

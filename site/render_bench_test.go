@@ -9,6 +9,7 @@ import (
 
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/internal/publish"
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
 // BenchmarkFastPathFileWriters renders and writes the site of a
@@ -25,11 +26,11 @@ func BenchmarkFastPathFileWriters(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := NewRenderer(releasegate.Web())
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		b.Fatal(err)
 	}
-	v, err := newView(in)
+	v, err := render.NewView(in)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func BenchmarkFastPathFileWriters(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := r.run(r.allJobs(v), tree.Write, runOptions{writers: writers, reuse: true}); err != nil {
+		if err := r.Run(r.AllJobs(v), tree.Write, render.RunOptions{Writers: writers, Reuse: true}); err != nil {
 			b.Fatal(err)
 		}
 		if err := tree.Commit(); err != nil {

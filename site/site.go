@@ -1,27 +1,21 @@
-// Package site renders an evaluated release as a static report site:
-// the release overview, a page per snapshot, a drilldown per case of each
-// snapshot, a history page per case, the policy with its rule anchors,
-// the handoff note, the results files and the release report. Above
-// DefaultGroupAbove results, results and histories share pages of
-// consecutive cases, each under an anchor (see resultPaths).
-//
-// Pages are typed structs built from the evaluation (the logic lives in
-// their builders) and rendered with html/template: templates/base.html is
-// the frame, and each page template is parsed with it into a set of its
-// own. Every link is relative, so a build works at a domain root, under a
-// sub-path and from disk, and two builds of the same inputs are
-// byte-identical.
+// Package site builds a release's report site: it loads and evaluates a
+// data folder, models the pages (site/pages), renders them
+// (site/internal/render) and writes the whole site atomically
+// (internal/publish), so a failed build leaves the output as it was. The
+// site has the release overview, a page per snapshot, a drilldown per
+// case of each snapshot, a history page per case, the policy with its
+// rule anchors, the handoff note, the results files and the release
+// report; above pages.DefaultGroupAbove results, results and histories share
+// pages of consecutive cases. Every link is relative, so a build works at
+// a domain root, under a sub-path and from disk, and two builds of the
+// same inputs are byte-identical.
 package site
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"html/template"
 	"io/fs"
-	"net/url"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 
 	"github.com/releasegate/releasegate"
@@ -29,133 +23,19 @@ import (
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/internal/publish"
+	"github.com/releasegate/releasegate/site/internal/render"
+	"github.com/releasegate/releasegate/site/pages"
 )
 
-// Input is everything the site shows.
-type Input struct {
-	Release *evaluator.Release // evaluated with Options.KeepOutputs
-	Handoff []byte             // HANDOFF.md, Markdown; empty: no handoff page
-	// GroupAbove is the number of results (cases × snapshots) above which
-	// results and case histories share pages; 0 means DefaultGroupAbove.
-	GroupAbove int
-}
+// Input is everything the site shows: the evaluated release and the
+// handoff note (see pages.Input).
+type Input = pages.Input
 
-// Renderer renders pages with one parsed template set. It is safe for
-// concurrent use.
-type Renderer struct {
-	web       fs.FS
-	templates map[string]*template.Template
-	assets    []asset
-	css       template.CSS // the stylesheet, inlined into 404.html
-	icon      template.URL // the site icon as a data URL, for 404.html
-	steps     StepsMarks   // of the case-steps part of a drilldown
-	buffers   sync.Pool    // of *bytes.Buffer, for rendering
-}
+// Emit receives each file of a site as it is rendered (see render.Emit).
+type Emit = render.Emit
 
-// NewRenderer parses the templates of web (templates/ and assets/).
-func NewRenderer(web fs.FS) (*Renderer, error) {
-	ts, err := parseTemplates(web)
-	if err != nil {
-		return nil, err
-	}
-	as, err := readAssets(web)
-	if err != nil {
-		return nil, err
-	}
-	r := &Renderer{web: web, templates: ts, assets: as}
-	if r.steps, err = stepsMarks(ts["drilldown"]); err != nil {
-		return nil, err
-	}
-	// Trusted: the stylesheet and the icon ship with the program.
-	for _, a := range as {
-		switch a.path {
-		case stylePath:
-			r.css = template.CSS(a.data)
-		case iconPath:
-			r.icon = template.URL("data:image/svg+xml," + url.PathEscape(string(a.data)))
-		}
-	}
-	return r, nil
-}
-
-// StepsMarks are the marks of the case-steps part of the drilldowns r
-// renders.
-func (r *Renderer) StepsMarks() StepsMarks { return r.steps }
-
-// Emit receives one rendered file at its slash path relative to the site
-// root. The Render methods call it from one goroutine at a time, and each
-// call gets a slice of its own that emit may keep.
-type Emit func(path string, data []byte) error
-
-// RenderAll renders every file of the site, pages in parallel.
-func (r *Renderer) RenderAll(in *Input, emit Emit) error {
-	v, err := newView(in)
-	if err != nil {
-		return err
-	}
-	return r.run(r.allJobs(v), emit, runOptions{})
-}
-
-// Later is a file of a site whose rendering was put off: a live server
-// renders a case page when it is first asked for, or when it has time.
-type Later struct {
-	// Path is the file's slash path relative to the site root.
-	Path string
-	make func(w *bytes.Buffer) error
-}
-
-// Make renders the file: the bytes RenderAll gives it for the same input.
-// It may be called from any goroutine.
-func (l Later) Make() ([]byte, error) {
-	var b bytes.Buffer
-	if err := l.make(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// RenderAllLater renders the files of the site that are about no one case
-// (the overview, the snapshot pages, the shared pages, data and assets)
-// and returns the case pages, nearly all of a large site, to be made
-// later. A live server uses it when every page changes, as when a
-// snapshot is added, so that the pages an author looks at are up to date
-// at once.
-func (r *Renderer) RenderAllLater(in *Input, emit Emit) ([]Later, error) {
-	v, err := newView(in)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.run(r.frontJobs(v), emit, runOptions{}); err != nil {
-		return nil, err
-	}
-	return laters(r.caseJobs(v), nil), nil
-}
-
-// MakeLater returns how to make the case pages at paths for in, those put
-// off under an earlier input that are still to make. A path that in's site
-// has no case page at is left out.
-func (r *Renderer) MakeLater(in *Input, paths []string) ([]Later, error) {
-	v, err := newView(in)
-	if err != nil {
-		return nil, err
-	}
-	want := make(map[string]bool, len(paths))
-	for _, p := range paths {
-		want[p] = true
-	}
-	return laters(r.caseJobs(v), want), nil
-}
-
-// laters are the jobs whose path is wanted (all when want is nil).
-func laters(jobs []job, want map[string]bool) []Later {
-	out := make([]Later, 0, len(jobs))
-	for _, j := range jobs {
-		if want == nil || want[j.path] {
-			out = append(out, Later{Path: j.path, make: j.make})
-		}
-	}
-	return out
-}
+// Paths lists the files of the site in the order Render emits them.
+func Paths(in *Input) ([]string, error) { return render.Paths(in) }
 
 // BuildOptions tune Build.
 type BuildOptions struct {
@@ -173,29 +53,11 @@ type BuildOptions struct {
 	// Written, when set, is told the size of the site written.
 	Written func(files int, bytes int64)
 	// GroupAbove is the number of results (cases × snapshots) above which
-	// results and case histories share pages; 0 means DefaultGroupAbove.
+	// results and case histories share pages; 0 means pages.DefaultGroupAbove.
 	GroupAbove int
 	// Gates are the gates the release is decided by and the pages show;
 	// nil is decide.DefaultGates.
 	Gates decide.Gates
-}
-
-// Warnings are what a build warns about in the evaluated input: each
-// sentence of HANDOFF.md that names a snapshot with a decision other than
-// the computed one.
-func (in *Input) Warnings() []string {
-	if len(in.Handoff) == 0 || in.Release == nil {
-		return nil
-	}
-	decisions := map[string]decide.Decision{}
-	for _, s := range in.Release.Snapshots {
-		decisions[s.Label()] = s.Result.Decision
-	}
-	var out []string
-	for _, c := range CheckHandoff(in.Handoff, decisions) {
-		out = append(out, c.String())
-	}
-	return out
 }
 
 // Build evaluates the data folder and writes the whole site to out
@@ -213,7 +75,7 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	if web == nil {
 		web = releasegate.Web()
 	}
-	r, err := NewRenderer(web)
+	r, err := render.NewRenderer(web)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +84,7 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 		return nil, err
 	}
 	in.GroupAbove = opts.GroupAbove
-	v, err := newView(in)
+	v, err := render.NewView(in)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +102,7 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 		size.Add(int64(len(data)))
 		return tree.Write(path, data)
 	}
-	if err := r.run(r.allJobs(v), write, runOptions{writers: fileWriters, reuse: true, progress: opts.Progress}); err != nil {
+	if err := r.Run(r.AllJobs(v), write, render.RunOptions{Writers: fileWriters, Reuse: true, Progress: opts.Progress}); err != nil {
 		tree.Abort()
 		return nil, err
 	}
@@ -284,7 +146,7 @@ func LoadGates(data string, gates decide.Gates) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Input{Release: rel, Handoff: handoff}, nil
+	return &pages.Input{Release: rel, Handoff: handoff}, nil
 }
 
 // ReadHandoff reads the data folder's HANDOFF.md under the rules of every
@@ -301,7 +163,7 @@ func ReadHandoff(data string) ([]byte, error) {
 // Render renders every file of the site of in with the embedded templates
 // and assets, handing each to emit: what Build writes, without a folder.
 func Render(in *Input, emit Emit) error {
-	r, err := NewRenderer(releasegate.Web())
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/evaluator/gensuite"
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
 // writeNightlySuite writes a data folder of cases generated cases and n
@@ -85,7 +86,7 @@ func TestSiteGrowsLinearlyInSnapshots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := NewRenderer(releasegate.Web())
+		r, err := render.NewRenderer(releasegate.Web())
 		if err != nil {
 			t.Fatal(err)
 		}

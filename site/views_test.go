@@ -16,6 +16,8 @@ import (
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/gensuite"
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/site/internal/render"
+	"github.com/releasegate/releasegate/site/pages"
 	"golang.org/x/net/html"
 )
 
@@ -77,7 +79,7 @@ func TestWhyThisDecision(t *testing.T) {
 	dir := builtSample(t)
 	for _, s := range rel.Snapshots {
 		t.Run(s.Label(), func(t *testing.T) {
-			doc := parsePage(t, dir, snapshotPath(s.Label()))
+			doc := parsePage(t, dir, pages.SnapshotPath(s.Label()))
 			why := findAll(doc, sel("section", class("why")))
 			if len(why) != 1 {
 				t.Fatalf("%d why sections, want 1", len(why))
@@ -111,7 +113,7 @@ func TestWhyThisDecision(t *testing.T) {
 				case "avg_cost_usd":
 					expect = overLimitIDs(rel, s, func(o *suite.Output) *suite.Number { return o.CostUSD }, decide.GateAvgCost)
 				}
-				expect = expect[:min(len(expect), whyCasesShown)]
+				expect = expect[:min(len(expect), pages.WhyCasesShown)]
 				if !slices.Equal(listed, expect) {
 					t.Errorf("%s: lists %v, want %v", attr(n, "data-gate"), listed, expect)
 				}
@@ -157,7 +159,7 @@ func TestCaseTableOrderAndMarks(t *testing.T) {
 	costLimit, _ := decide.DefaultGates().Limit(rel.Suite.Gate, decide.GateAvgCost)
 	for _, s := range rel.Snapshots {
 		t.Run(s.Label(), func(t *testing.T) {
-			doc := parsePage(t, dir, snapshotPath(s.Label()))
+			doc := parsePage(t, dir, pages.SnapshotPath(s.Label()))
 			rows := findAll(doc, within(sel("table", id("case-table")), sel("tr", func(n *html.Node) bool { return attr(n, "data-result") != "" })))
 			var order []string
 			for _, r := range rows {
@@ -208,7 +210,7 @@ func TestDrilldownSteps(t *testing.T) {
 	cases := rel.Suite.Cases
 	for _, s := range rel.Snapshots {
 		for i, c := range cases {
-			doc := parsePage(t, dir, drilldownPath(s.Label(), c.ID))
+			doc := parsePage(t, dir, pages.DrilldownPath(s.Label(), c.ID))
 			nav := findAll(doc, sel("nav", class("case-steps")))
 			if len(nav) != 1 {
 				t.Fatalf("%s in %s: %d case-steps navs", c.ID, s.Label(), len(nav))
@@ -223,7 +225,7 @@ func TestDrilldownSteps(t *testing.T) {
 				if j < 0 {
 					return ""
 				}
-				return "../../" + drilldownPath(s.Label(), cases[j].ID)
+				return "../../" + pages.DrilldownPath(s.Label(), cases[j].ID)
 			}
 			prev, next, failing := -1, -1, -1
 			if i > 0 {
@@ -284,8 +286,8 @@ func TestFailingAfter(t *testing.T) {
 		for _, r := range tt.results {
 			s.Result.Cases = append(s.Result.Cases, evaluator.CaseResult{Passed: r == 'P'})
 		}
-		v := &view{}
-		if got := v.failingAfter(s); !slices.Equal(got, tt.want) {
+		v := &pages.Model{}
+		if got := v.FailingAfter(s); !slices.Equal(got, tt.want) {
 			t.Errorf("failingAfter(%s) = %v, want %v", tt.results, got, tt.want)
 		}
 	}
@@ -324,15 +326,15 @@ func TestDataScripts(t *testing.T) {
 		}
 		return b
 	}
-	var cases casesData
-	if key := readDataScript(t, read(casesDataPath), &cases); key != "cases" {
+	var cases render.CasesData
+	if key := readDataScript(t, read(pages.CasesDataPath), &cases); key != "cases" {
 		t.Errorf("cases.js assigns %q", key)
 	}
-	var m matrixData
-	if key := readDataScript(t, read(matrixDataPath), &m); key != "matrix" {
+	var m render.MatrixData
+	if key := readDataScript(t, read(pages.MatrixDataPath), &m); key != "matrix" {
 		t.Errorf("matrix.js assigns %q", key)
 	}
-	if m.Trials != nil || m.TrialsPassed != nil || strings.Contains(string(read(matrixDataPath)), "trials") {
+	if m.Trials != nil || m.TrialsPassed != nil || strings.Contains(string(read(pages.MatrixDataPath)), "trials") {
 		t.Errorf("the sample has no trials, yet matrix.js carries them: %v %v", m.Trials, m.TrialsPassed)
 	}
 	if len(cases.IDs) != len(rel.Suite.Cases) || len(m.Labels) != len(rel.Snapshots) {
@@ -343,7 +345,7 @@ func TestDataScripts(t *testing.T) {
 			t.Errorf("matrix snapshot %d: %s %s, want %s %s", si, m.Labels[si], m.Decisions[si], s.Label(), s.Result.Decision)
 		}
 		var rows tableData
-		if key := readDataScript(t, read(snapshotDataPath(s.Label())), &rows); key != "snapshot:"+s.Label() {
+		if key := readDataScript(t, read(pages.SnapshotDataPath(s.Label())), &rows); key != "snapshot:"+s.Label() {
 			t.Errorf("snapshot data assigns %q", key)
 		}
 		if len(rows.Rows) != len(rel.Suite.Cases) {
@@ -352,13 +354,13 @@ func TestDataScripts(t *testing.T) {
 		for i, c := range rel.Suite.Cases {
 			res := s.Result.Cases[i]
 			letter := m.Status[si][i]
-			if (letter == statusPass) != res.Passed || (letter == statusMissing) != hasNoOutput(s, i) {
+			if (letter == render.StatusPass) != res.Passed || (letter == render.StatusMissing) != pages.HasNoOutput(s, i) {
 				t.Errorf("%s in %s: status %c, results say passed=%v, output present=%v", c.ID, s.Label(), letter, res.Passed, s.Outputs[i] != nil)
 			}
-			if cases.IDs[i] != c.ID || cases.Titles[i] != c.Title || int(cases.Severity[i]-'0') != severityRank(c.Severity) {
+			if cases.IDs[i] != c.ID || cases.Titles[i] != c.Title || int(cases.Severity[i]-'0') != pages.SeverityRank(c.Severity) {
 				t.Errorf("case %d: %s %q %c", i, cases.IDs[i], cases.Titles[i], cases.Severity[i])
 			}
-			if passed := rows.get(t, i, "passed") == float64(1); passed != res.Passed || rows.get(t, i, "codes") != failureWords(res.Failures) {
+			if passed := rows.get(t, i, "passed") == float64(1); passed != res.Passed || rows.get(t, i, "codes") != pages.FailureText(res.Failures) {
 				t.Errorf("%s in %s: data row %v", c.ID, s.Label(), rows.Rows[i])
 			}
 		}
@@ -387,8 +389,8 @@ func TestTrialDataScripts(t *testing.T) {
 		}
 		return b
 	}
-	var m matrixData
-	readDataScript(t, read(matrixDataPath), &m)
+	var m render.MatrixData
+	readDataScript(t, read(pages.MatrixDataPath), &m)
 	if len(m.Trials) != len(rel.Snapshots) || len(m.TrialsPassed) != len(rel.Snapshots) {
 		t.Fatalf("matrix trials %v and %d passed lists for %d snapshots", m.Trials, len(m.TrialsPassed), len(rel.Snapshots))
 	}
@@ -399,7 +401,7 @@ func TestTrialDataScripts(t *testing.T) {
 			t.Errorf("%s: matrix k %d, want %d", s.Label(), m.Trials[si], k)
 		}
 		var rows tableData
-		readDataScript(t, read(snapshotDataPath(s.Label())), &rows)
+		readDataScript(t, read(pages.SnapshotDataPath(s.Label())), &rows)
 		if k == 0 {
 			if m.TrialsPassed[si] != nil {
 				t.Errorf("%s has no trials but the matrix lists %v", s.Label(), m.TrialsPassed[si])
@@ -465,14 +467,14 @@ func TestLargeTableTravelsAsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := rel.Snapshots[0]
-	doc := parsePage(t, out, snapshotPath(s.Label()))
+	doc := parsePage(t, out, pages.SnapshotPath(s.Label()))
 	tables := findAll(doc, sel("table", id("case-table")))
 	if len(tables) != 1 {
 		t.Fatal("no case table")
 	}
 	rows := findAll(tables[0], sel("tr", func(n *html.Node) bool { return attr(n, "data-result") != "" }))
-	if len(rows) != tableRowsInHTML {
-		t.Errorf("%d rows in the page, want %d", len(rows), tableRowsInHTML)
+	if len(rows) != pages.TableRowsInHTML {
+		t.Errorf("%d rows in the page, want %d", len(rows), pages.TableRowsInHTML)
 	}
 	if attr(tables[0], "data-total") != fmt.Sprint(n) {
 		t.Errorf("data-total %q, want %d", attr(tables[0], "data-total"), n)
@@ -498,7 +500,7 @@ func TestLargeTableTravelsAsData(t *testing.T) {
 		}
 		total += info.Size()
 	}
-	info, err := os.Stat(filepath.Join(out, filepath.FromSlash(matrixDataPath)))
+	info, err := os.Stat(filepath.Join(out, filepath.FromSlash(pages.MatrixDataPath)))
 	if err != nil {
 		t.Fatal(err)
 	}

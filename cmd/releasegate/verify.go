@@ -13,7 +13,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/internal/bundle"
-	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/pages"
 )
 
 const verifyHelp = `Usage:
@@ -160,7 +160,7 @@ func handoffWarnings(archive string, rep *bundle.Report) []string {
 		decisions[s.Label] = s.Recomputed
 	}
 	var out []string
-	for _, c := range site.CheckHandoff(src, decisions) {
+	for _, c := range pages.CheckHandoff(src, decisions) {
 		out = append(out, c.String())
 	}
 	return out

@@ -16,29 +16,30 @@ import (
 	"github.com/releasegate/releasegate/evaluator/suite"
 	"github.com/releasegate/releasegate/internal/parallel"
 	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
-// renderer is the part of *site.Renderer the server uses; tests substitute
+// renderer is the part of *render.Renderer the server uses; tests substitute
 // a small fake so that the server can be checked on its own.
 type renderer interface {
-	RenderAll(in *site.Input, emit site.Emit) error
-	RenderParts(in *site.Input, parts site.Parts, emit site.Emit) error
+	RenderAll(in *site.Input, emit render.Emit) error
+	RenderParts(in *site.Input, parts render.Parts, emit render.Emit) error
 	Footer(in *site.Input) ([]byte, error)
 	// StepsMarks enclose the case-steps part of a drilldown.
-	StepsMarks() site.StepsMarks
+	StepsMarks() render.StepsMarks
 	// Paths lists the files RenderAll would emit.
 	Paths(in *site.Input) ([]string, error)
 	// RenderAllLater renders all but the case pages, which it puts off;
 	// MakeLater gives those put off under an earlier input for in.
-	RenderAllLater(in *site.Input, emit site.Emit) ([]site.Later, error)
-	MakeLater(in *site.Input, paths []string) ([]site.Later, error)
+	RenderAllLater(in *site.Input, emit render.Emit) ([]render.Later, error)
+	MakeLater(in *site.Input, paths []string) ([]render.Later, error)
 }
 
 // newRendererFunc makes a renderer from templates/ and assets/.
 type newRendererFunc func(web fs.FS) (renderer, error)
 
 // siteRenderer is the real one.
-func siteRenderer(web fs.FS) (renderer, error) { return site.NewRenderer(web) }
+func siteRenderer(web fs.FS) (renderer, error) { return render.NewRenderer(web) }
 
 // builder keeps the last good evaluation and site in memory and brings
 // them up to date with as little work as each change needs. It is used by
@@ -182,7 +183,7 @@ func (b *builder) try(ch changeSet) (*outcome, builder, error) {
 			return nil, next, err
 		}
 	}
-	c, err := r.render()
+	c, err := r.renderSite()
 	if err != nil {
 		return nil, next, err
 	}
@@ -319,14 +320,14 @@ func (r *rebuild) readHandoff() error {
 // site: every page on the first build, every page but the case pages
 // (made when asked for) when all of them change, else only the parts
 // whose content changed.
-func (r *rebuild) render() (*collector, error) {
+func (r *rebuild) renderSite() (*collector, error) {
 	b, next := r.old, r.next
 	in := &site.Input{Release: next.release, Handoff: next.handoff}
 	// Every page's footer names the suite's inputs by their hashes. The
 	// site keeps it apart from the pages, so an edit of the suite renders
 	// only the pages whose content it changes; one of the navigation (a
 	// snapshot's order, the handoff page appearing) renders them all.
-	r.full = r.full || !site.SameFrame(&site.Input{Release: b.release, Handoff: b.handoff}, in)
+	r.full = r.full || !render.SameFrame(&site.Input{Release: b.release, Handoff: b.handoff}, in)
 	footer, err := next.renderer.Footer(in)
 	if err != nil {
 		return nil, err
@@ -385,8 +386,8 @@ func (r *rebuild) renderParts(c *collector, in *site.Input) error {
 }
 
 // parts says which pages the change touched.
-func (r *rebuild) parts() site.Parts {
-	var parts site.Parts
+func (r *rebuild) parts() render.Parts {
+	var parts render.Parts
 	switch {
 	case r.casesMoved:
 		parts = movedParts(r.old.release, r.next.release, r.redo)

@@ -19,6 +19,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator/suite"
 	"github.com/releasegate/releasegate/internal/publish"
 	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
 func newTestBuilder(t *testing.T, nr newRendererFunc) (*builder, string) {
@@ -62,7 +63,7 @@ func TestOneSnapshotIsEvaluatedAndRenderedAlone(t *testing.T) {
 	// Only the snapshot's own pages, and those of the cases whose outputs
 	// went missing.
 	missing := []string{"ER-007", "ER-008", "ER-009", "ER-010", "ER-011", "ER-012"}
-	wantParts := site.Parts{Snapshots: []string{"candidate-v3"}, Tables: []string{"candidate-v3"}, Drilldowns: map[string][]string{"candidate-v3": missing}, Histories: missing, Before: before}
+	wantParts := render.Parts{Snapshots: []string{"candidate-v3"}, Tables: []string{"candidate-v3"}, Drilldowns: map[string][]string{"candidate-v3": missing}, Histories: missing, Before: before}
 	all := calls.allRendered()
 	parts := calls.partsRendered()
 	if len(parts) == 1 {
@@ -180,7 +181,7 @@ func TestHandoffRendersSharedPagesOnly(t *testing.T) {
 	}
 	// The pages about no one case or snapshot; no case history.
 	all := calls.allRendered()
-	empty := func(p site.Parts) bool {
+	empty := func(p render.Parts) bool {
 		return len(p.Snapshots)+len(p.Results)+len(p.Tables)+len(p.Drilldowns)+len(p.Histories) == 0
 	}
 	if parts := calls.partsRendered(); all != 1 || len(parts) != 1 || !empty(parts[0]) || b.release != rel {
@@ -230,28 +231,28 @@ func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
 		name  string
 		file  string
 		edit  func(src []byte) []byte
-		parts site.Parts
+		parts render.Parts
 	}{
 		{"thresholds", "gate.json", func([]byte) []byte {
 			return []byte(`{"min_pass_rate": 0.5, "max_critical_failures": 3, "max_p95_latency_ms": 9000, "max_avg_cost_usd": 0.05}`)
-		}, site.Parts{Snapshots: labels, Tables: labels, Drilldowns: each()}},
+		}, render.Parts{Snapshots: labels, Tables: labels, Drilldowns: each()}},
 		{"one case's title", "cases.jsonl", func(src []byte) []byte {
 			return bytes.Replace(src, []byte(`"case_id": "ER-006", "title": "`), []byte(`"case_id": "ER-006", "title": "Edited: `), 1)
 			// The release report names no title: it stays.
-		}, site.Parts{Snapshots: labels, Drilldowns: each("ER-006"), Histories: []string{"ER-006"}, SameReport: true}},
+		}, render.Parts{Snapshots: labels, Drilldowns: each("ER-006"), Histories: []string{"ER-006"}, SameReport: true}},
 		{"a rule's title", "POLICY.md", func(src []byte) []byte {
 			return bytes.Replace(src, []byte("§3.1 Finance escalation"), []byte("§3.1 Escalation to finance"), 1)
-		}, site.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
+		}, render.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
 		{"a rule only an output cites renumbered", "POLICY.md", func(src []byte) []byte {
 			return bytes.Replace(src, []byte("§4.1 What counts"), []byte("§4.5 What counts"), 1)
 			// Only candidate-v2 cites it: its verdict, in its table, changes.
-		}, site.Parts{Snapshots: labels, Tables: []string{"candidate-v2"}, Drilldowns: each("ER-003"), Histories: []string{"ER-003"}}},
+		}, render.Parts{Snapshots: labels, Tables: []string{"candidate-v2"}, Drilldowns: each("ER-003"), Histories: []string{"ER-003"}}},
 		{"policy prose", "POLICY.md", func(src []byte) []byte {
 			return append(src, "\nOne more sentence.\n"...)
-		}, site.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
+		}, render.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
 		{"a rule added", "POLICY.md", func(src []byte) []byte {
 			return append(src, "\n### ER-2026.10 §10.1 A new rule\n\nText.\n"...)
-		}, site.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
+		}, render.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			nr, calls := fakeRenderers()

@@ -12,7 +12,7 @@ import (
 	"github.com/releasegate/releasegate/evaluator/judge"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
-	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
 // suiteEdit compares the suite of the last good build with the suite as
@@ -165,9 +165,9 @@ func citesMoved(rel *evaluator.Release, i int, moved func(string) bool) bool {
 // changed as well. An edit of the policy's prose or of a rule's title
 // alone thus renders no snapshot page, which on a large suite is the
 // biggest page there is.
-func editedParts(before, after *evaluator.Release, reevaluated []string, redo []int) site.Parts {
+func editedParts(before, after *evaluator.Release, reevaluated []string, redo []int) render.Parts {
 	cases := after.Suite.Cases
-	parts := site.Parts{Drilldowns: make(map[string][]string, len(after.Snapshots))}
+	parts := render.Parts{Drilldowns: make(map[string][]string, len(after.Snapshots))}
 	inHistory := make([]bool, len(cases))
 	for _, i := range redo {
 		inHistory[i] = true
@@ -219,7 +219,7 @@ func editedParts(before, after *evaluator.Release, reevaluated []string, redo []
 // redo (see suiteEdit) and of those whose outputs or verdict changed.
 // RenderParts, given before, adds the drilldowns whose neighbours
 // changed. Cases are matched by id.
-func movedParts(before, after *evaluator.Release, redo []int) site.Parts {
+func movedParts(before, after *evaluator.Release, redo []int) render.Parts {
 	cases := after.Suite.Cases
 	// A case at redo is new or changed in every snapshot.
 	atRedo := make([]bool, len(cases))
@@ -227,7 +227,7 @@ func movedParts(before, after *evaluator.Release, redo []int) site.Parts {
 		atRedo[i] = true
 	}
 	inHistory := slices.Clone(atRedo)
-	parts := site.Parts{Drilldowns: make(map[string][]string, len(after.Snapshots))}
+	parts := render.Parts{Drilldowns: make(map[string][]string, len(after.Snapshots))}
 	for _, s := range after.Snapshots {
 		label := s.Label()
 		parts.Snapshots = append(parts.Snapshots, label)
@@ -288,8 +288,8 @@ func verdictsMoved(before, after *evaluator.Snapshot, redo []int) bool {
 // the release staying as it was: their pages and results files, and the
 // drilldown and history pages of the cases whose output or verdict
 // changed. On a large suite these are nearly all the pages.
-func outputsParts(before, after *evaluator.Release, reevaluated []string) site.Parts {
-	parts := site.Parts{Drilldowns: make(map[string][]string, len(reevaluated))}
+func outputsParts(before, after *evaluator.Release, reevaluated []string) render.Parts {
+	parts := render.Parts{Drilldowns: make(map[string][]string, len(reevaluated))}
 	inHistory := make([]bool, len(after.Suite.Cases))
 	for _, label := range reevaluated {
 		parts.Snapshots = append(parts.Snapshots, label)
@@ -311,7 +311,7 @@ func outputsParts(before, after *evaluator.Release, reevaluated []string) site.P
 
 // addDescribed adds to parts the pages of the snapshots whose meta.json
 // changed: their page shows it, as their results file does.
-func addDescribed(parts *site.Parts, labels []string) {
+func addDescribed(parts *render.Parts, labels []string) {
 	for _, l := range labels {
 		if slices.Contains(parts.Snapshots, l) {
 			continue

@@ -12,10 +12,13 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/evaluator/load"
+	"github.com/releasegate/releasegate/site"
 )
 
 // ruleHeading finds the rule headings of the sample's POLICY.md.
@@ -24,7 +27,7 @@ var ruleHeading = regexp.MustCompile(`(?m)^### (ER-2026\.10 §[0-9.]+) .*$`)
 // randomEditor makes random edits of one kind to a data folder, each of
 // which leaves it valid, and says which file it changed.
 type randomEditor struct {
-	t     *testing.T
+	t     testing.TB
 	rng   *rand.Rand
 	data  string
 	added int // rules added so far
@@ -284,43 +287,9 @@ func TestRandomEditsEqualAFullBuild(t *testing.T) {
 	}
 	for seed := range uint64(2) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
-			data := generateSuite(t, 36)
-			b := &builder{data: data, web: releasegate.Web(), newRenderer: siteRenderer}
-			if _, err := b.build(changeSet{}); err != nil {
-				t.Fatal(err)
-			}
-			e := &randomEditor{t: t, rng: rand.New(rand.NewPCG(seed, 15)), data: data}
-			// Builds after cases came, went or moved that rendered less
-			// than the whole site, and builds that started from a site
-			// with pages put off.
-			narrow, carried := 0, 0
-			for step := range steps {
-				var ch changeSet
-				for range 1 + e.rng.IntN(3)/2 {
-					for _, c := range e.edit() {
-						ch.Add(c)
-					}
-				}
-				before := b.release.Suite
-				if b.files.pending() > 0 {
-					carried++
-				}
-				out, err := b.build(ch)
-				if err != nil {
-					t.Fatalf("step %d (%q): %v", step, ch.Names, err)
-				}
-				if !sameCaseOrder(before, b.release.Suite) && !out.full {
-					narrow++
-				}
-				// Compared now and then only, since comparing makes every
-				// page put off: the others are carried into the next builds.
-				if step == steps-1 || e.rng.IntN(3) == 0 {
-					sameAsBuild(t, b.files.all(), data)
-					if t.Failed() {
-						t.Fatalf("step %d (%q): the served site differs from a full build", step, ch.Names)
-					}
-				}
-			}
+			narrow, carried := randomEdits(t, generateSuite(t, 36), seed, steps, func(step int, rng *rand.Rand) bool {
+				return step == steps-1 || rng.IntN(3) == 0
+			})
 			if narrow == 0 {
 				t.Error("no edit of the case list rendered less than the whole site")
 			}
@@ -328,6 +297,119 @@ func TestRandomEditsEqualAFullBuild(t *testing.T) {
 				t.Error("no rebuild started with pages put off")
 			}
 		})
+	}
+}
+
+// TestRandomEditsEqualAFullBuildAtScale is the same on 10,000 cases × 3
+// snapshots: a few edits, the served site compared with a fresh
+// rendering of the final data once, at the end (each comparison renders
+// about 40,000 files).
+func TestRandomEditsEqualAFullBuildAtScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders 10,000 cases × 3 snapshots")
+	}
+	const steps = 6
+	start := time.Now()
+	randomEdits(t, generateSuite(t, 10_000), 7, steps, func(step int, _ *rand.Rand) bool { return step == steps-1 })
+	t.Logf("%d edits and one comparison in %s", steps, time.Since(start).Round(time.Millisecond))
+}
+
+// BenchmarkRandomEdits100kx3 makes random edits to 100,000 cases × 3
+// snapshots and compares the served site with a fresh rendering after
+// the last; it reports the median and slowest rebuild. Outside CI:
+//
+//	RELEASEGATE_BENCH_HUGE=1 go test ./site/serve -run '^$' -bench RandomEdits100kx3 -benchtime 1x
+func BenchmarkRandomEdits100kx3(b *testing.B) {
+	if os.Getenv("RELEASEGATE_BENCH_HUGE") == "" {
+		b.Skip("set RELEASEGATE_BENCH_HUGE=1: generates and renders 100,000 cases × 3 snapshots")
+	}
+	data := generateSuite(b, 100_000)
+	for b.Loop() {
+		const steps = 10
+		randomEdits(b, data, 11, steps, func(step int, _ *rand.Rand) bool { return step == steps-1 })
+	}
+}
+
+// randomEdits makes steps random edits to the suite in data, rebuilding
+// after each as a live server does, and compares the served site with a
+// fresh rendering of the data at each step compare chooses. It returns
+// how many rebuilds after cases came, went or moved rendered less than
+// the whole site, and how many started from a site with pages put off.
+func randomEdits(tb testing.TB, data string, seed uint64, steps int, compare func(step int, rng *rand.Rand) bool) (narrow, carried int) {
+	tb.Helper()
+	b := &builder{data: data, web: releasegate.Web(), newRenderer: siteRenderer}
+	if _, err := b.build(changeSet{}); err != nil {
+		tb.Fatal(err)
+	}
+	e := &randomEditor{t: tb, rng: rand.New(rand.NewPCG(seed, 15)), data: data}
+	var took []time.Duration
+	for step := range steps {
+		var ch changeSet
+		for range 1 + e.rng.IntN(3)/2 {
+			for _, c := range e.edit() {
+				ch.Add(c)
+			}
+		}
+		before := b.release.Suite
+		if b.files.pending() > 0 {
+			carried++
+		}
+		start := time.Now()
+		out, err := b.build(ch)
+		if err != nil {
+			tb.Fatalf("step %d (%q): %v", step, ch.Names, err)
+		}
+		took = append(took, time.Since(start))
+		if !sameCaseOrder(before, b.release.Suite) && !out.full {
+			narrow++
+		}
+		// Compared now and then only, since comparing makes every page
+		// put off: the others are carried into the next builds.
+		if compare(step, e.rng) {
+			sameAsRender(tb, b.files.all(), data)
+			if tb.Failed() {
+				tb.Fatalf("step %d (%q): the served site differs from a full build", step, ch.Names)
+			}
+		}
+	}
+	slices.Sort(took)
+	tb.Logf("rebuilds: median %s, slowest %s", took[len(took)/2].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond))
+	if bb, ok := tb.(*testing.B); ok {
+		bb.ReportMetric(took[len(took)/2].Seconds()*1000, "median-ms")
+		bb.ReportMetric(took[len(took)-1].Seconds()*1000, "slowest-ms")
+	}
+	return narrow, carried
+}
+
+// sameAsRender checks that served holds exactly the files a fresh
+// rendering of data gives, byte for byte, as sameAsBuild does without
+// writing them.
+func sameAsRender(tb testing.TB, served map[string][]byte, data string) {
+	tb.Helper()
+	in, err := site.Load(data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var mu sync.Mutex
+	built := map[string]bool{}
+	err = site.Render(in, func(name string, b []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		built[name] = true
+		if s, ok := served[name]; !ok {
+			tb.Errorf("%s is built but not served", name)
+		} else if !bytes.Equal(s, b) {
+			tb.Errorf("%s: served bytes differ from the build", name)
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for name := range served {
+		if !built[name] {
+			tb.Errorf("%s is served but not built", name)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
 // siteFiles is a site held in memory. Every framed page carries the same
@@ -25,19 +26,19 @@ import (
 //
 // When every page changes (a snapshot added, a template edited), the case
 // pages, nearly all of a large site, are put off (see
-// site.RenderAllLater): each is made when it is first asked for, and the
+// render.RenderAllLater): each is made when it is first asked for, and the
 // rest in the background, so the page an author looks at reloads at once.
 type siteFiles struct {
 	footer []byte
 	// steps enclose a drilldown's case-steps part.
-	steps site.StepsMarks
+	steps render.StepsMarks
 	// mu guards files, later and next: a request that asks for a page put
 	// off makes it, and the site may be completed meanwhile.
 	mu    sync.Mutex
 	files map[string]storedFile
 	// later holds the pages put off; order lists their paths in the order
 	// complete makes them, from next on.
-	later map[string]site.Later
+	later map[string]render.Later
 	order []string
 	next  int
 	// packers are flate writers for the pages made later.
@@ -56,7 +57,7 @@ func newPackers() *sync.Pool {
 // footer, then tail; any other file is head alone. A drilldown is lead,
 // its case-steps part (steps), then head: a case that comes or starts
 // failing changes that part of many drilldowns and nothing else of them
-// (see site.Parts.Steps). A large suite's site is hundreds of MiB of
+// (see render.Parts.Steps). A large suite's site is hundreds of MiB of
 // HTML, so most pages are kept compressed (packed), all but the steps:
 // what that saves and costs is in "Fast paths" in docs/design.md.
 type storedFile struct {
@@ -122,7 +123,7 @@ func (s *siteFiles) stored(name string) (f storedFile, ok bool) {
 }
 
 // make renders a page put off and splits it as emit does.
-func (s *siteFiles) make(l site.Later) (storedFile, error) {
+func (s *siteFiles) make(l render.Later) (storedFile, error) {
 	data, err := l.Make()
 	if err != nil {
 		return storedFile{}, err
@@ -145,7 +146,7 @@ func (s *siteFiles) keep(name string, f storedFile) {
 func (s *siteFiles) complete(ctx context.Context) bool {
 	for ctx.Err() == nil {
 		s.mu.Lock()
-		var l site.Later
+		var l render.Later
 		found := false
 		for !found && s.next < len(s.order) {
 			l, found = s.later[s.order[s.next]]
@@ -235,7 +236,7 @@ func deflate(w *flate.Writer, b []byte) []byte {
 // its last occurrence (a page's own content comes before its footer), and
 // a drilldown around its case-steps part. A page is kept compressed with
 // w; other files, whole.
-func split(name string, data, footer []byte, steps site.StepsMarks, w *flate.Writer) storedFile {
+func split(name string, data, footer []byte, steps render.StepsMarks, w *flate.Writer) storedFile {
 	if !strings.HasSuffix(name, ".html") {
 		return storedFile{head: data}
 	}
@@ -282,8 +283,8 @@ type collector struct {
 // newCollector starts a site from base's files, and the pages it put off
 // (none when base is nil), with footer as every page's footer and steps
 // enclosing every drilldown's case-steps part.
-func newCollector(base, old *siteFiles, footer []byte, steps site.StepsMarks) *collector {
-	next := &siteFiles{footer: footer, steps: steps, later: map[string]site.Later{}}
+func newCollector(base, old *siteFiles, footer []byte, steps render.StepsMarks) *collector {
+	next := &siteFiles{footer: footer, steps: steps, later: map[string]render.Later{}}
 	if base != nil {
 		base.mu.Lock()
 		next.files, next.later = maps.Clone(base.files), maps.Clone(base.later)
@@ -306,7 +307,7 @@ func (c *collector) emit(name string, data []byte) error {
 	if !fs.ValidPath(name) || name == "." || strings.Contains(name, `\`) {
 		return fmt.Errorf("site: refusing to serve %q: not a path inside the site", name)
 	}
-	// data is ours to keep: site.Emit gives every call a slice of its own.
+	// data is ours to keep: render.Emit gives every call a slice of its own.
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f := split(name, data, c.site.footer, c.site.steps, c.packer)
@@ -373,7 +374,7 @@ func (c *collector) keepOnly(paths []string) {
 }
 
 // putOff keeps pages to make later, in the order given.
-func (c *collector) putOff(later []site.Later) {
+func (c *collector) putOff(later []render.Later) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.site.putOff(later)
@@ -402,14 +403,14 @@ func (c *collector) replan(r renderer, in *site.Input) error {
 	if err != nil {
 		return err
 	}
-	c.site.later, c.site.order = make(map[string]site.Later, len(later)), nil
+	c.site.later, c.site.order = make(map[string]render.Later, len(later)), nil
 	c.site.putOff(later)
 	return nil
 }
 
 // putOff adds pages to make later, after those put off already. The
 // caller holds s.mu, or has the site to itself.
-func (s *siteFiles) putOff(later []site.Later) {
+func (s *siteFiles) putOff(later []render.Later) {
 	for _, l := range later {
 		s.later[l.Path] = l
 		s.order = append(s.order, l.Path)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/releasegate/releasegate"
 	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
 // BenchmarkFastPathPackedPages keeps every page of the sample's site the
@@ -27,7 +28,7 @@ func BenchmarkFastPathPackedPages(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := site.NewRenderer(releasegate.Web())
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		b.Fatal(err)
 	}

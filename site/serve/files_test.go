@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/releasegate/releasegate"
-	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/internal/render"
 )
 
 // TestStoredFilesJoinAsBuilt keeps files as the server does and checks
@@ -123,9 +123,9 @@ func BenchmarkJoinSnapshotPage(b *testing.B) {
 }
 
 // embeddedSteps are the case-steps marks of the embedded templates.
-func embeddedSteps(t testing.TB) site.StepsMarks {
+func embeddedSteps(t testing.TB) render.StepsMarks {
 	t.Helper()
-	r, err := site.NewRenderer(releasegate.Web())
+	r, err := render.NewRenderer(releasegate.Web())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/internal/render"
 	"github.com/releasegate/releasegate/site/serve/livereload"
 )
 
@@ -44,7 +44,7 @@ type handler struct {
 // securityHeaders go on every response, errors and event streams
 // included.
 var securityHeaders = [][2]string{
-	{"Content-Security-Policy", site.HeaderPolicy},
+	{"Content-Security-Policy", render.HeaderPolicy},
 	{"X-Content-Type-Options", "nosniff"},
 	{"X-Frame-Options", "DENY"},
 	{"Referrer-Policy", "no-referrer"},

@@ -19,6 +19,7 @@ import (
 
 	"github.com/releasegate/releasegate/internal/goldentest"
 	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/internal/render"
 	"go.uber.org/goleak"
 )
 
@@ -62,7 +63,7 @@ type fakeRenderer struct {
 type renderCalls struct {
 	mu    sync.Mutex
 	all   int
-	parts []site.Parts // given to RenderParts
+	parts []render.Parts // given to RenderParts
 }
 
 // allRendered is how many times RenderAll was called.
@@ -72,7 +73,7 @@ func (c *renderCalls) allRendered() int {
 	return c.all
 }
 
-func (c *renderCalls) partsRendered() []site.Parts {
+func (c *renderCalls) partsRendered() []render.Parts {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.parts)
@@ -91,7 +92,7 @@ func fakeRenderers() (newRendererFunc, *renderCalls) {
 	}, calls
 }
 
-func (f *fakeRenderer) RenderAll(in *site.Input, emit site.Emit) error {
+func (f *fakeRenderer) RenderAll(in *site.Input, emit render.Emit) error {
 	f.calls.mu.Lock()
 	f.calls.all++
 	f.calls.mu.Unlock()
@@ -107,12 +108,12 @@ func (f *fakeRenderer) RenderAll(in *site.Input, emit site.Emit) error {
 }
 
 // RenderAllLater renders everything, as RenderAll, and puts nothing off.
-func (f *fakeRenderer) RenderAllLater(in *site.Input, emit site.Emit) ([]site.Later, error) {
+func (f *fakeRenderer) RenderAllLater(in *site.Input, emit render.Emit) ([]render.Later, error) {
 	return nil, f.RenderAll(in, emit)
 }
 
 // MakeLater finds nothing: the fake puts nothing off.
-func (f *fakeRenderer) MakeLater(*site.Input, []string) ([]site.Later, error) { return nil, nil }
+func (f *fakeRenderer) MakeLater(*site.Input, []string) ([]render.Later, error) { return nil, nil }
 
 // Paths lists what RenderAll emits, rendering it without counting a call.
 func (f *fakeRenderer) Paths(in *site.Input) ([]string, error) {
@@ -132,7 +133,7 @@ func (f *fakeRenderer) Paths(in *site.Input) ([]string, error) {
 	return paths, nil
 }
 
-func (f *fakeRenderer) RenderParts(in *site.Input, parts site.Parts, emit site.Emit) error {
+func (f *fakeRenderer) RenderParts(in *site.Input, parts render.Parts, emit render.Emit) error {
 	f.calls.mu.Lock()
 	f.calls.parts = append(f.calls.parts, parts)
 	f.calls.mu.Unlock()
@@ -180,7 +181,7 @@ func (f *fakeRenderer) framed(in *site.Input, body string) []byte {
 
 // snapshot renders a snapshot's page, results and a page per case (all of
 // them when only is nil).
-func (f *fakeRenderer) snapshot(in *site.Input, label string, only map[string]bool, emit site.Emit) error {
+func (f *fakeRenderer) snapshot(in *site.Input, label string, only map[string]bool, emit render.Emit) error {
 	for _, s := range in.Release.Snapshots {
 		if s.Label() != label {
 			continue
@@ -209,7 +210,7 @@ func (f *fakeRenderer) snapshot(in *site.Input, label string, only map[string]bo
 
 // shared renders the pages about every snapshot, with a history page per
 // case (for the cases in only, when it is not nil).
-func (f *fakeRenderer) shared(in *site.Input, only map[string]bool, emit site.Emit) error {
+func (f *fakeRenderer) shared(in *site.Input, only map[string]bool, emit render.Emit) error {
 	for i, c := range in.Release.Suite.Cases {
 		if only != nil && !only[c.ID] {
 			continue
@@ -346,4 +347,4 @@ func fileOf(t testing.TB, s *siteFiles, name string) []byte {
 }
 
 // StepsMarks: the fake's pages have no case-steps part.
-func (f *fakeRenderer) StepsMarks() site.StepsMarks { return site.StepsMarks{} }
+func (f *fakeRenderer) StepsMarks() render.StepsMarks { return render.StepsMarks{} }

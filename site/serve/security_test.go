@@ -14,7 +14,7 @@ import (
 	"time"
 
 	releasegate "github.com/releasegate/releasegate"
-	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/internal/render"
 	"github.com/releasegate/releasegate/site/serve/livereload"
 )
 
@@ -131,7 +131,7 @@ func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 	ts := startServer(t, serverOptions{renderer: fake})
 	addr := hostOf(ts.url)
 	want := map[string]string{
-		"Content-Security-Policy": site.HeaderPolicy,
+		"Content-Security-Policy": render.HeaderPolicy,
 		"X-Content-Type-Options":  "nosniff",
 		"X-Frame-Options":         "DENY",
 		"Referrer-Policy":         "no-referrer",
@@ -169,8 +169,8 @@ func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 	cancel()
 	resp.Body.Close()
 	// The policy a page carries is the header's, but for frame-ancestors.
-	if !strings.HasPrefix(site.HeaderPolicy, site.ContentSecurityPolicy+"; ") || !strings.Contains(site.HeaderPolicy, "frame-ancestors 'none'") {
-		t.Errorf("header policy %q does not extend the pages' %q", site.HeaderPolicy, site.ContentSecurityPolicy)
+	if !strings.HasPrefix(render.HeaderPolicy, render.ContentSecurityPolicy+"; ") || !strings.Contains(render.HeaderPolicy, "frame-ancestors 'none'") {
+		t.Errorf("header policy %q does not extend the pages' %q", render.HeaderPolicy, render.ContentSecurityPolicy)
 	}
 }
 

@@ -25,7 +25,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/releasegate/releasegate/evaluator/load"
 	"io"
 	"io/fs"
 	"net"
@@ -38,6 +37,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/site/serve/livereload"
 )
 
