@@ -314,9 +314,14 @@ func withCaseAdded(tb testing.TB, cases []byte) []byte {
 }
 
 // BenchmarkRebuildByKind measures the rebuild behind each kind of save on
-// 10,000 cases × 3 snapshots, without the debounce and the HTTP side.
+// 10,000 cases × 3 snapshots (or $RELEASEGATE_REBUILD_CASES), without the
+// debounce and the HTTP side.
 func BenchmarkRebuildByKind(b *testing.B) {
-	data := generateSuite(b, 10000)
+	cases := 10000
+	if n, err := strconv.Atoi(os.Getenv("RELEASEGATE_REBUILD_CASES")); err == nil && n > 0 {
+		cases = n
+	}
+	data := generateSuite(b, cases)
 	bld := &builder{data: data, web: releasegate.Web(), newRenderer: siteRenderer}
 	if _, err := bld.build(changeSet{}); err != nil {
 		b.Fatal(err)
