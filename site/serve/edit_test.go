@@ -300,20 +300,6 @@ func TestRandomEditsEqualAFullBuild(t *testing.T) {
 	}
 }
 
-// TestRandomEditsEqualAFullBuildAtScale is the same on 10,000 cases × 3
-// snapshots: a few edits, the served site compared with a fresh
-// rendering of the final data once, at the end (each comparison renders
-// about 40,000 files).
-func TestRandomEditsEqualAFullBuildAtScale(t *testing.T) {
-	if testing.Short() {
-		t.Skip("renders 10,000 cases × 3 snapshots")
-	}
-	const steps = 6
-	start := time.Now()
-	randomEdits(t, generateSuite(t, 10_000), 7, steps, func(step int, _ *rand.Rand) bool { return step == steps-1 })
-	t.Logf("%d edits and one comparison in %s", steps, time.Since(start).Round(time.Millisecond))
-}
-
 // BenchmarkRandomEdits100kx3 makes random edits to 100,000 cases × 3
 // snapshots and compares the served site with a fresh rendering after
 // the last; it reports the median and slowest rebuild. Outside CI:
