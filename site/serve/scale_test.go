@@ -12,10 +12,10 @@ import (
 // minute on two cores, so it runs with the tagged suites (see
 // docs/testing.md), as CI does.
 
-// TestRandomEditsEqualAFullBuildAtScale is the same on 10,000 cases × 3
-// snapshots: a few edits, the served site compared with a fresh
-// rendering of the final data once, at the end (each comparison renders
-// about 40,000 files).
+// TestRandomEditsEqualAFullBuildAtScale makes random edits as
+// TestRandomEditsEqualAFullBuild does, on 10,000 cases × 3 snapshots: a
+// few edits, then the served site compared with a fresh rendering of the
+// final data (about 40,000 files).
 func TestRandomEditsEqualAFullBuildAtScale(t *testing.T) {
 	const steps = 6
 	start := time.Now()
