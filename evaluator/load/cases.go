@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/releasegate/releasegate/evaluator/suite"
 	"github.com/releasegate/releasegate/internal/suggest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -208,8 +209,21 @@ func Cases(file string, r io.Reader, schema *CaseSchema, policy *suite.Policy, k
 	return cases, nil
 }
 
-// parse reads one case line.
+// parse reads one case line: a valid, well-formed line straight into its
+// Case (quickCase), any other through parseTree.
 func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, error) {
+	if jsontext.Value(text).IsValid() {
+		if c, ok := p.quickCase(d, text, line); ok {
+			return c, nil
+		}
+	}
+	return p.parseTree(d, text, line)
+}
+
+// parseTree reads one case line by decoding it into a tree, validating
+// the tree against the schema and reading the Case from it; it words
+// every problem.
+func (p *caseParser) parseTree(d *jsonDecoder, text []byte, line int) (*suite.Case, error) {
 	v, rawInput, err := p.decodeChecked(d, text, line)
 	if err != nil {
 		return nil, err

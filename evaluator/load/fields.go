@@ -29,6 +29,9 @@ type jsonDecoder struct {
 	memberStack  suite.Object
 	elementStack []any
 	citations    []string // an output's citations, before they are copied out
+	// spans are where the items of arrays that must be unique start and
+	// end, while checkText compares them.
+	spans [][2]int
 	// interned maps short strings already seen to one copy of them:
 	// member names, decisions, tool names and rule ids repeat on every
 	// line, and a large suite would otherwise allocate each again.

@@ -22,6 +22,9 @@ type validScanner struct {
 	b []byte
 	i int
 	d *jsonDecoder // for its interning table and scratch space
+	// known is a value already read, from known[0] to known[1], that
+	// skip passes over at once; known[1] is 0 for none.
+	known [2]int
 }
 
 func (s *validScanner) space() {
@@ -87,7 +90,12 @@ func (s *validScanner) number() []byte {
 
 // skip passes over one value.
 func (s *validScanner) skip() {
-	switch s.next() {
+	c := s.next()
+	if s.i == s.known[0] && s.known[1] > s.i {
+		s.i = s.known[1]
+		return
+	}
+	switch c {
 	case '"':
 		s.text()
 	case '{', '[':
