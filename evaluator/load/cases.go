@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/releasegate/releasegate/evaluator/suite"
 	"github.com/releasegate/releasegate/internal/suggest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -212,7 +211,7 @@ func Cases(file string, r io.Reader, schema *CaseSchema, policy *suite.Policy, k
 // parse reads one case line: a valid, well-formed line straight into its
 // Case (quickCase), any other through parseTree.
 func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, error) {
-	if jsontext.Value(text).IsValid() {
+	if d.valid(text) {
 		if c, ok := p.quickCase(d, text, line); ok {
 			return c, nil
 		}

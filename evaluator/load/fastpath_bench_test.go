@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
@@ -263,4 +264,22 @@ func BenchmarkFastPathParallelStream(b *testing.B) {
 		}
 	}
 	fastAndPlain(b, int64(len(data)), round(streamLines[*suite.Case]), round(sequential))
+}
+
+// BenchmarkFastPathQuickValid checks the sample's case and output lines
+// for valid JSON with quickValid (IsValid deciding only what it does not
+// handle) and with jsontext.Value.IsValid alone.
+func BenchmarkFastPathQuickValid(b *testing.B) {
+	lines := append(sampleLines(b, CasesFile), sampleOutputLines(b)...)
+	d := newJSONDecoder()
+	round := func(valid func(text []byte) bool) func() {
+		return func() {
+			for _, l := range lines {
+				if !valid(l.text) {
+					b.Fatalf("line %d: not valid", l.line)
+				}
+			}
+		}
+	}
+	fastAndPlain(b, totalBytes(lines), round(d.valid), round(func(text []byte) bool { return jsontext.Value(text).IsValid() }))
 }

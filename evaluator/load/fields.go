@@ -32,6 +32,9 @@ type jsonDecoder struct {
 	// spans are where the items of arrays that must be unique start and
 	// end, while checkText compares them.
 	spans [][2]int
+	// names are where the member names of the open objects start and end,
+	// while quickValid looks for a repeated one.
+	names []quickName
 	// interned maps short strings already seen to one copy of them:
 	// member names, decisions, tool names and rule ids repeat on every
 	// line, and a large suite would otherwise allocate each again.

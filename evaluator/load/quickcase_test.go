@@ -136,3 +136,33 @@ func TestQuickCaseGivesUpAsTheExactParserRefuses(t *testing.T) {
 		}
 	}
 }
+
+// quickValid decides the sample's lines itself, and refuses what IsValid
+// refuses or what it leaves to IsValid.
+func TestQuickValid(t *testing.T) {
+	d := newJSONDecoder()
+	for _, name := range []string{CasesFile, "outputs/baseline-v1.jsonl", "outputs/candidate-v2.jsonl", "outputs/candidate-v3.jsonl"} {
+		for _, l := range sampleLines(t, name) {
+			if !d.quickValid(l.text) {
+				t.Errorf("%s:%d: not decided by quickValid", name, l.line)
+			}
+		}
+	}
+	for _, in := range []string{
+		`{}`, `[]`, ` 1 `, `-0.5e+3`, `"\u00e9\n"`, `{"a":[1,{"b":null}],"c":true,"d":false}`, `{"a":{"a":{"a":1}}}`,
+		`{"a":1,"b":{"a":2}}`, "\"\xc3\xa9\"",
+	} {
+		if !d.quickValid([]byte(in)) {
+			t.Errorf("%s: not decided by quickValid", in)
+		}
+	}
+	for _, in := range []string{
+		``, ` `, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `[1 2]`, `{"a":1,"a":2}`, `01`, `1.`, `.5`, `1e`, `-`, `+1`,
+		`tru`, `truex`, `nul`, `"a`, "\"\x01\"", "\"\xff\"", `"\x"`, `"\u12"`, `"\ud800"`, `{"a":1}}`, `[1]]`, `1 2`,
+		`{"a\u0062":1}`, "\xEF\xBB\xBF{}", `[` + strings.Repeat(`[`, maxQuickDepth) + strings.Repeat(`]`, maxQuickDepth+1),
+	} {
+		if d.quickValid([]byte(in)) {
+			t.Errorf("%s: accepted by quickValid", in)
+		}
+	}
+}
