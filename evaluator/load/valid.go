@@ -41,90 +41,123 @@ const (
 // quickValid reports whether b is certainly one valid JSON value; false
 // may also mean that it is one quickValid does not handle.
 func (d *jsonDecoder) quickValid(b []byte) bool {
-	var stack [maxQuickDepth]byte // '{' or '[' for each open value
-	var namesFrom [maxQuickDepth]int
-	depth := 0
 	d.names = d.names[:0]
+	v := validator{d: d, b: b}
 	i := skipSpace(b, 0)
 	for {
 		// A value starts at i.
-		if i >= len(b) {
+		if i < len(b) && (b[i] == '{' || b[i] == '[') {
+			var value bool
+			if i, value = v.open(i); i < 0 {
+				return false
+			}
+			if value {
+				continue
+			}
+		} else if i = validScalar(b, i); i < 0 {
 			return false
 		}
-		switch c := b[i]; {
-		case c == '{' || c == '[':
-			if depth == maxQuickDepth {
-				return false
-			}
-			stack[depth], namesFrom[depth] = c, len(d.names)
-			depth++
-			i = skipSpace(b, i+1)
-			if i < len(b) && (c == '{' && b[i] == '}' || c == '[' && b[i] == ']') {
-				depth--
-				i++
-				break
-			}
-			if c == '[' {
-				continue
-			}
-			if i = d.memberName(b, i, namesFrom[depth-1]); i < 0 {
-				return false
-			}
-			continue
-		case c == '"':
-			var ok bool
-			if i, _, ok = validString(b, i); !ok {
-				return false
-			}
-		case c == 't':
-			if !hasPrefixAt(b, i, "true") {
-				return false
-			}
-			i += 4
-		case c == 'f':
-			if !hasPrefixAt(b, i, "false") {
-				return false
-			}
-			i += 5
-		case c == 'n':
-			if !hasPrefixAt(b, i, "null") {
-				return false
-			}
-			i += 4
-		default:
-			var ok bool
-			if i, ok = validNumber(b, i); !ok {
-				return false
-			}
-		}
-		// A value ends before i: close what it ends, then find the next.
-		for {
-			i = skipSpace(b, i)
-			if depth == 0 {
-				return i == len(b)
-			}
-			if i >= len(b) {
-				return false
-			}
-			open := stack[depth-1]
-			if open == '{' && b[i] == '}' || open == '[' && b[i] == ']' {
-				d.names = d.names[:namesFrom[depth-1]]
-				depth--
-				i++
-				continue
-			}
-			if b[i] != ',' {
-				return false
-			}
-			i = skipSpace(b, i+1)
-			if open == '{' {
-				if i = d.memberName(b, i, namesFrom[depth-1]); i < 0 {
-					return false
-				}
-			}
-			break
+		// A value ends before i.
+		var more bool
+		if i, more = v.next(i); !more {
+			return i == len(b)
 		}
 	}
+}
+
+// validator is the state of quickValid: the values open around the
+// one it reads.
+type validator struct {
+	d         *jsonDecoder
+	b         []byte
+	depth     int
+	stack     [maxQuickDepth]byte // '{' or '[' for each open value
+	namesFrom [maxQuickDepth]int  // where the names of each open object start in d.names
+}
+
+// open reads the '{' or '[' at i and reports where the next value
+// starts, or the position after the value when it is empty; -1 for
+// anything else.
+func (v *validator) open(i int) (next int, value bool) {
+	b, c := v.b, v.b[i]
+	if v.depth == maxQuickDepth {
+		return -1, false
+	}
+	v.stack[v.depth], v.namesFrom[v.depth] = c, len(v.d.names)
+	v.depth++
+	i = skipSpace(b, i+1)
+	if i < len(b) && (c == '{' && b[i] == '}' || c == '[' && b[i] == ']') {
+		v.depth--
+		return i + 1, false
+	}
+	if c == '{' {
+		i = v.d.memberName(b, i, v.namesFrom[v.depth-1])
+	}
+	return i, true
+}
+
+// next closes the values that end after the value ending before i and
+// reports where the next value starts; more is false at the end, or on
+// anything invalid, where i is then -1.
+func (v *validator) next(i int) (int, bool) {
+	b := v.b
+	for {
+		i = skipSpace(b, i)
+		if v.depth == 0 {
+			return i, false
+		}
+		if i >= len(b) {
+			return -1, false
+		}
+		open := v.stack[v.depth-1]
+		if open == '{' && b[i] == '}' || open == '[' && b[i] == ']' {
+			v.d.names = v.d.names[:v.namesFrom[v.depth-1]]
+			v.depth--
+			i++
+			continue
+		}
+		if b[i] != ',' {
+			return -1, false
+		}
+		i = skipSpace(b, i+1)
+		if open == '{' {
+			i = v.d.memberName(b, i, v.namesFrom[v.depth-1])
+		}
+		return i, i >= 0
+	}
+}
+
+// validScalar reads the string, number or literal at i and returns
+// where it ends, or -1.
+func validScalar(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	lit := ""
+	switch b[i] {
+	case '"':
+		end, _, ok := validString(b, i)
+		if !ok {
+			return -1
+		}
+		return end
+	case 't':
+		lit = "true"
+	case 'f':
+		lit = "false"
+	case 'n':
+		lit = "null"
+	default:
+		end, ok := validNumber(b, i)
+		if !ok {
+			return -1
+		}
+		return end
+	}
+	if !hasPrefixAt(b, i, lit) {
+		return -1
+	}
+	return i + len(lit)
 }
 
 // memberName reads a member name and its colon at i, refusing a name
