@@ -271,7 +271,11 @@ func (s *validScanner) measured() (*suite.Number, bool) {
 	case c != '-' && (c < '0' || c > '9'):
 		return nil, false
 	}
-	n, err := suite.ParseNumber(string(s.number()))
+	lit := s.number()
+	if n, ok := suite.PlainNumber(lit); ok { // the common case
+		return &n, true
+	}
+	n, err := suite.ParseNumber(string(lit))
 	return &n, err == nil && n.Sign() >= 0
 }
 
