@@ -283,3 +283,23 @@ func BenchmarkFastPathQuickValid(b *testing.B) {
 	}
 	fastAndPlain(b, totalBytes(lines), round(d.valid), round(func(text []byte) bool { return jsontext.Value(text).IsValid() }))
 }
+
+// BenchmarkFastPathQuickCase parses the sample's case lines straight
+// into their Case (parse) and by way of a tree validated against the
+// schema (parseTree, the exact path).
+func BenchmarkFastPathQuickCase(b *testing.B) {
+	schema := sampleSchema(b)
+	p := &caseParser{file: CasesFile, schema: schema, policy: sampleSuite(b).Policy, decisions: schema.Decisions}
+	lines := sampleLines(b, CasesFile)
+	d := newJSONDecoder()
+	round := func(parse func(d *jsonDecoder, text []byte, line int) (*suite.Case, error)) func() {
+		return func() {
+			for _, l := range lines {
+				if _, err := parse(d, l.text, l.line); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	fastAndPlain(b, totalBytes(lines), round(p.parse), round(p.parseTree))
+}

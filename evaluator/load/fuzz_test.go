@@ -2,6 +2,7 @@ package load
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -189,8 +190,33 @@ func FuzzQuickPaths(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		text := []byte(line)
 		d := newJSONDecoder()
-		if d.quickValid(text) && !jsontext.Value(text).IsValid() {
-			t.Fatalf("quickValid accepts what IsValid refuses")
+		if d.quickValid(text) {
+			if !jsontext.Value(text).IsValid() {
+				t.Fatalf("quickValid accepts what IsValid refuses")
+			}
+			// Each value of a top-level member, or item of a top-level
+			// array, is found whole.
+			if c := bytes.TrimSpace(text)[0]; c == '{' || c == '[' {
+				var top any
+				if err := json.Unmarshal(text, &top); err != nil {
+					t.Fatal(err)
+				}
+				n := 0
+				switch top := top.(type) {
+				case map[string]any:
+					n = len(top)
+				case []any:
+					n = len(top)
+				}
+				for _, m := range d.topValues {
+					if v := text[m[0]:m[1]]; !jsontext.Value(v).IsValid() || len(bytes.TrimSpace(v)) != len(v) {
+						t.Fatalf("a top-level value found at %v: %q", m, v)
+					}
+				}
+				if len(d.topValues) != n {
+					t.Fatalf("%d top-level values found, want %d", len(d.topValues), n)
+				}
+			}
 		}
 		for _, opaque := range []bool{false, true} {
 			slow, slowRaw, err := newJSONDecoder().decodeTokens(text, "input", opaque)

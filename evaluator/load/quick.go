@@ -25,6 +25,13 @@ type validScanner struct {
 	// known is a value already read, from known[0] to known[1], that
 	// skip passes over at once; known[1] is 0 for none.
 	known [2]int
+	// plain is set when b holds no backslash, so no string has escapes.
+	plain bool
+}
+
+// newValidScanner is a validScanner of text, which must be valid JSON.
+func newValidScanner(text []byte, d *jsonDecoder) *validScanner {
+	return &validScanner{b: text, d: d, plain: bytes.IndexByte(text, '\\') < 0}
 }
 
 func (s *validScanner) space() {
@@ -57,6 +64,10 @@ func (s *validScanner) text() []byte {
 	// Jump to the next quote; only a backslash before it makes the scan
 	// go byte by byte.
 	end := s.i + bytes.IndexByte(s.b[s.i:], '"')
+	if s.plain {
+		s.i = end + 1
+		return s.b[start+1 : end]
+	}
 	escaped := bytes.IndexByte(s.b[s.i:end], '\\') >= 0
 	if escaped {
 		for ; s.b[s.i] != '"'; s.i++ {
@@ -200,7 +211,7 @@ func (s *validScanner) value() any {
 // quickOutput is parseOutput for a line already found valid. It gives up,
 // returning false, on anything the data format does not allow.
 func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
-	s := &validScanner{b: text, d: d}
+	s := newValidScanner(text, d)
 	if s.next() != '{' {
 		return nil, false
 	}

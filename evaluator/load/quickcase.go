@@ -34,7 +34,7 @@ func (p *caseParser) quickCase(d *jsonDecoder, text []byte, line int) (*suite.Ca
 	if p.schema != nil && p.schema.quick == nil {
 		return nil, false
 	}
-	s := &validScanner{b: text, d: d}
+	s := newValidScanner(text, d)
 	if s.next() != '{' {
 		return nil, false
 	}
@@ -62,6 +62,7 @@ func (p *caseParser) quickCase(d *jsonDecoder, text []byte, line int) (*suite.Ca
 			seen |= inputBit
 			if ok = s.next() == '{'; ok {
 				start := s.i
+				s.known = d.memberValue(start)
 				s.skip()
 				input = [2]int{start, s.i}
 				if p.keepInput {
@@ -81,10 +82,21 @@ func (p *caseParser) quickCase(d *jsonDecoder, text []byte, line int) (*suite.Ca
 	}
 	// The schema reads the line again; an input it asks nothing of but
 	// its type is passed over at once, as known.
-	if p.schema != nil && p.schema.quick.checkText(&validScanner{b: text, d: d, known: input}) != yes {
+	if p.schema != nil && p.schema.quick.checkText(&validScanner{b: text, d: d, known: input, plain: s.plain}) != yes {
 		return nil, false
 	}
 	return c, true
+}
+
+// memberValue is where the value of a top-level member that starts at
+// start ends, as quickValid found it; its end is 0 when it is not known.
+func (d *jsonDecoder) memberValue(start int) [2]int {
+	for _, m := range d.topValues {
+		if m[0] == start {
+			return m
+		}
+	}
+	return [2]int{}
 }
 
 // quickExpected reads a case's expected member into e; false for

@@ -63,7 +63,7 @@ func compareQuick(t *testing.T, schemaSrc, instance string) verdict {
 	}
 	// The same from the text, which the fast path for cases reads.
 	if jsontext.Value(instance).IsValid() {
-		s := &validScanner{b: []byte(instance), d: newJSONDecoder()}
+		s := newValidScanner([]byte(instance), newJSONDecoder())
 		text := cs.quick.checkText(s)
 		s.space()
 		switch {

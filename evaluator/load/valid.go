@@ -20,6 +20,8 @@ import (
 // saves is in "Fast paths", docs/design.md.
 
 // valid reports whether text is one valid JSON value, as IsValid does.
+// When quickValid decided, d.topValues holds where the value of each
+// member of a top-level object starts and ends.
 func (d *jsonDecoder) valid(text []byte) bool {
 	return d.quickValid(text) || jsontext.Value(text).IsValid()
 }
@@ -41,11 +43,24 @@ const (
 // quickValid reports whether b is certainly one valid JSON value; false
 // may also mean that it is one quickValid does not handle.
 func (d *jsonDecoder) quickValid(b []byte) bool {
-	d.names = d.names[:0]
+	d.names, d.topValues = d.names[:0], d.topValues[:0]
 	v := validator{d: d, b: b}
+	if !v.run() {
+		d.topValues = d.topValues[:0]
+		return false
+	}
+	return true
+}
+
+// run is quickValid.
+func (v *validator) run() bool {
+	b := v.b
 	i := skipSpace(b, 0)
 	for {
 		// A value starts at i.
+		if v.depth == 1 {
+			v.start = i
+		}
 		if i < len(b) && (b[i] == '{' || b[i] == '[') {
 			var value bool
 			if i, value = v.open(i); i < 0 {
@@ -71,6 +86,7 @@ type validator struct {
 	d         *jsonDecoder
 	b         []byte
 	depth     int
+	start     int // where the last value at depth 1 started
 	stack     [maxQuickDepth]byte // '{' or '[' for each open value
 	namesFrom [maxQuickDepth]int  // where the names of each open object start in d.names
 }
@@ -101,6 +117,9 @@ func (v *validator) open(i int) (next int, value bool) {
 // anything invalid, where i is then -1.
 func (v *validator) next(i int) (int, bool) {
 	b := v.b
+	if v.depth == 1 {
+		v.d.topValues = append(v.d.topValues, [2]int{v.start, i})
+	}
 	for {
 		i = skipSpace(b, i)
 		if v.depth == 0 {
@@ -114,6 +133,9 @@ func (v *validator) next(i int) (int, bool) {
 			v.d.names = v.d.names[:v.namesFrom[v.depth-1]]
 			v.depth--
 			i++
+			if v.depth == 1 {
+				v.d.topValues = append(v.d.topValues, [2]int{v.start, i})
+			}
 			continue
 		}
 		if b[i] != ',' {
