@@ -35,9 +35,9 @@ type jsonDecoder struct {
 	// names are where the member names of the open objects start and end,
 	// while quickValid looks for a repeated one.
 	names []quickName
-	// topValues are where the values of the members of the last line's
-	// top-level object start and end, when quickValid read it.
-	topValues [][2]int
+	// ends are where the objects and arrays of the last line quickValid
+	// accepted end.
+	ends containerEnds
 	// interned maps short strings already seen to one copy of them:
 	// member names, decisions, tool names and rule ids repeat on every
 	// line, and a large suite would otherwise allocate each again.

@@ -22,9 +22,9 @@ type validScanner struct {
 	b []byte
 	i int
 	d *jsonDecoder // for its interning table and scratch space
-	// known is a value already read, from known[0] to known[1], that
-	// skip passes over at once; known[1] is 0 for none.
-	known [2]int
+	// ends, when set, are where the objects and arrays of b end, so
+	// that skip passes over them at once.
+	ends *containerEnds
 	// plain is set when b holds no backslash, so no string has escapes.
 	plain bool
 }
@@ -102,9 +102,11 @@ func (s *validScanner) number() []byte {
 // skip passes over one value.
 func (s *validScanner) skip() {
 	c := s.next()
-	if s.i == s.known[0] && s.known[1] > s.i {
-		s.i = s.known[1]
-		return
+	if s.ends != nil && (c == '{' || c == '[') {
+		if end := s.ends.end(s.i); end > s.i {
+			s.i = end
+			return
+		}
 	}
 	switch c {
 	case '"':

@@ -28,19 +28,19 @@ const (
 	requiredCaseFields = caseIDBit | titleBit | severityBit | inputBit | expectedBit
 )
 
-// quickCase is parse for a line that IsValid accepted; false means the
-// line must be parsed the exact way.
+// quickCase is parse for a line that d.valid accepted, just before;
+// false means the line must be parsed the exact way.
 func (p *caseParser) quickCase(d *jsonDecoder, text []byte, line int) (*suite.Case, bool) {
 	if p.schema != nil && p.schema.quick == nil {
 		return nil, false
 	}
 	s := newValidScanner(text, d)
+	s.ends = &d.ends // what quickValid found, when it decided
 	if s.next() != '{' {
 		return nil, false
 	}
 	c := &suite.Case{Line: line}
 	var seen uint8
-	var input [2]int // where the input starts and ends
 	ok := s.members(func(name []byte) bool {
 		ok := true
 		switch string(name) {
@@ -62,9 +62,7 @@ func (p *caseParser) quickCase(d *jsonDecoder, text []byte, line int) (*suite.Ca
 			seen |= inputBit
 			if ok = s.next() == '{'; ok {
 				start := s.i
-				s.known = d.memberValue(start)
 				s.skip()
-				input = [2]int{start, s.i}
 				if p.keepInput {
 					c.Input = bytes.Clone(text[start:s.i])
 				}
@@ -80,23 +78,12 @@ func (p *caseParser) quickCase(d *jsonDecoder, text []byte, line int) (*suite.Ca
 	if !ok || seen != requiredCaseFields {
 		return nil, false
 	}
-	// The schema reads the line again; an input it asks nothing of but
-	// its type is passed over at once, as known.
-	if p.schema != nil && p.schema.quick.checkText(&validScanner{b: text, d: d, known: input, plain: s.plain}) != yes {
+	// The schema reads the line again, passing over at once the objects
+	// and arrays it does not look into.
+	if p.schema != nil && p.schema.quick.checkText(&validScanner{b: text, d: d, ends: s.ends, plain: s.plain}) != yes {
 		return nil, false
 	}
 	return c, true
-}
-
-// memberValue is where the value of a top-level member that starts at
-// start ends, as quickValid found it; its end is 0 when it is not known.
-func (d *jsonDecoder) memberValue(start int) [2]int {
-	for _, m := range d.topValues {
-		if m[0] == start {
-			return m
-		}
-	}
-	return [2]int{}
 }
 
 // quickExpected reads a case's expected member into e; false for

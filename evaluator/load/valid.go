@@ -20,8 +20,8 @@ import (
 // saves is in "Fast paths", docs/design.md.
 
 // valid reports whether text is one valid JSON value, as IsValid does.
-// When quickValid decided, d.topValues holds where the value of each
-// member of a top-level object starts and ends.
+// When quickValid decided, d.ends holds where each object and array of
+// text ends.
 func (d *jsonDecoder) valid(text []byte) bool {
 	return d.quickValid(text) || jsontext.Value(text).IsValid()
 }
@@ -43,13 +43,51 @@ const (
 // quickValid reports whether b is certainly one valid JSON value; false
 // may also mean that it is one quickValid does not handle.
 func (d *jsonDecoder) quickValid(b []byte) bool {
-	d.names, d.topValues = d.names[:0], d.topValues[:0]
+	d.names = d.names[:0]
+	d.ends.reset(len(b))
 	v := validator{d: d, b: b}
 	if !v.run() {
-		d.topValues = d.topValues[:0]
+		d.ends.reset(0)
 		return false
 	}
 	return true
+}
+
+// containerEnds holds where each object and array of the last line
+// quickValid accepted ends, by where it starts, so that a scanner passes
+// over one it does not read at once. Lines longer than 64 KiB are not
+// recorded.
+type containerEnds struct {
+	at  []int32 // at[start] is the end, 0 where nothing is recorded
+	set []int32 // the starts recorded, to clear
+	on  bool    // recording for the current line
+}
+
+// reset forgets the last line and prepares for one of n bytes.
+func (e *containerEnds) reset(n int) {
+	for _, start := range e.set {
+		e.at[start] = 0
+	}
+	e.set = e.set[:0]
+	e.on = n <= 64<<10
+	if e.on && len(e.at) < n {
+		e.at = make([]int32, max(n, 1024))
+	}
+}
+
+func (e *containerEnds) record(start, end int) {
+	if e.on {
+		e.at[start] = int32(end)
+		e.set = append(e.set, int32(start))
+	}
+}
+
+// end is where the container at start ends, or 0 when that is not known.
+func (e *containerEnds) end(start int) int {
+	if start < len(e.at) {
+		return int(e.at[start])
+	}
+	return 0
 }
 
 // run is quickValid.
@@ -58,9 +96,6 @@ func (v *validator) run() bool {
 	i := skipSpace(b, 0)
 	for {
 		// A value starts at i.
-		if v.depth == 1 {
-			v.start = i
-		}
 		if i < len(b) && (b[i] == '{' || b[i] == '[') {
 			var value bool
 			if i, value = v.open(i); i < 0 {
@@ -86,8 +121,8 @@ type validator struct {
 	d         *jsonDecoder
 	b         []byte
 	depth     int
-	start     int // where the last value at depth 1 started
 	stack     [maxQuickDepth]byte // '{' or '[' for each open value
+	starts    [maxQuickDepth]int  // where each open value starts
 	namesFrom [maxQuickDepth]int  // where the names of each open object start in d.names
 }
 
@@ -99,7 +134,7 @@ func (v *validator) open(i int) (next int, value bool) {
 	if v.depth == maxQuickDepth {
 		return -1, false
 	}
-	v.stack[v.depth], v.namesFrom[v.depth] = c, len(v.d.names)
+	v.stack[v.depth], v.starts[v.depth], v.namesFrom[v.depth] = c, i, len(v.d.names)
 	v.depth++
 	i = skipSpace(b, i+1)
 	if i < len(b) && (c == '{' && b[i] == '}' || c == '[' && b[i] == ']') {
@@ -117,9 +152,6 @@ func (v *validator) open(i int) (next int, value bool) {
 // anything invalid, where i is then -1.
 func (v *validator) next(i int) (int, bool) {
 	b := v.b
-	if v.depth == 1 {
-		v.d.topValues = append(v.d.topValues, [2]int{v.start, i})
-	}
 	for {
 		i = skipSpace(b, i)
 		if v.depth == 0 {
@@ -133,9 +165,7 @@ func (v *validator) next(i int) (int, bool) {
 			v.d.names = v.d.names[:v.namesFrom[v.depth-1]]
 			v.depth--
 			i++
-			if v.depth == 1 {
-				v.d.topValues = append(v.d.topValues, [2]int{v.start, i})
-			}
+			v.d.ends.record(v.starts[v.depth], i)
 			continue
 		}
 		if b[i] != ',' {
