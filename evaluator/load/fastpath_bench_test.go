@@ -303,3 +303,39 @@ func BenchmarkFastPathQuickCase(b *testing.B) {
 	}
 	fastAndPlain(b, totalBytes(lines), round(p.parse), round(p.parseTree))
 }
+
+// BenchmarkFastPathPlainNumber reads the latencies and costs of the
+// sample's output lines with suite.PlainNumber, ParseNumber deciding
+// only what it leaves, and with ParseNumber and Sign alone, as measured
+// does.
+func BenchmarkFastPathPlainNumber(b *testing.B) {
+	var lits [][]byte
+	for _, l := range sampleOutputLines(b) {
+		s := newValidScanner(l.text, newJSONDecoder())
+		s.next()
+		s.i++
+		for s.next() != '}' {
+			name := string(s.text())
+			if c := s.next(); (name == "latency_ms" || name == "cost_usd") && c != 'n' {
+				lits = append(lits, s.number())
+				continue
+			}
+			s.skip()
+		}
+	}
+	if len(lits) < 40 {
+		b.Fatalf("%d literals", len(lits))
+	}
+	round := func(plain bool) func() {
+		return func() {
+			for _, lit := range lits {
+				if _, ok := suite.PlainNumber(lit); ok && !plain {
+					continue
+				} else if n, err := suite.ParseNumber(string(lit)); err != nil || n.Sign() < 0 {
+					b.Fatal(lit, err)
+				}
+			}
+		}
+	}
+	fastAndPlain(b, 0, round(false), round(true))
+}
