@@ -52,7 +52,7 @@ func ParseNumber(lit string) (Number, error) {
 // long, needs no further check and is not below zero. It reports false
 // for any other literal, which ParseNumber then reads.
 func PlainNumber(lit []byte) (Number, bool) {
-	if len(lit) == 0 || len(lit) > maxNumberLen || lit[0] == '-' || bytes.IndexAny(lit, "eE") >= 0 {
+	if len(lit) == 0 || len(lit) > maxNumberLen || lit[0] == '-' || bytes.ContainsAny(lit, "eE") {
 		return Number{}, false
 	}
 	return Number{lit: string(lit)}, true
