@@ -35,6 +35,9 @@ type jsonDecoder struct {
 	// names are where the member names of the open objects start and end,
 	// while quickValid looks for a repeated one.
 	names []quickName
+	// patternAnswers are the answers of the patterns of a quick schema
+	// for the short strings checked against them (quickSchema.matches).
+	patternAnswers map[*quickSchema]map[string]bool
 	// ends are where the objects and arrays of the last line quickValid
 	// accepted end.
 	ends containerEnds

@@ -60,7 +60,7 @@ func (q *quickSchema) checkText(s *validScanner) verdict {
 	case '[':
 		r = r.and(q.arrayText(s))
 	case '"':
-		r = r.and(q.stringText(s.text()))
+		r = r.and(q.stringText(s.d, s.text()))
 	default:
 		s.skip()
 	}
@@ -234,16 +234,33 @@ func (q *quickSchema) arrayText(s *validScanner) verdict {
 	return r
 }
 
-// stringText is checkString for the unquoted text of a string.
-func (q *quickSchema) stringText(b []byte) verdict {
+// stringText is checkString for the unquoted text of a string; d keeps
+// what patterns answered for strings that repeat.
+func (q *quickSchema) stringText(d *jsonDecoder, b []byte) verdict {
 	if q.minLength >= 0 || q.maxLength >= 0 {
 		n := utf8.RuneCount(b)
 		if q.minLength >= 0 && n < q.minLength || q.maxLength >= 0 && n > q.maxLength {
 			return no
 		}
 	}
-	if q.pattern == nil {
+	if q.pattern == nil || d.matches(q, b) {
 		return yes
+	}
+	return no
+}
+
+// Pattern answers are kept for short strings, a bounded number of them
+// for each pattern: rule ids and other words repeat from line to line.
+const (
+	maxMatchesKept   = 1024
+	maxMatchedLength = 64
+)
+
+// matches is whether the pattern of q matches b, remembered for b.
+func (d *jsonDecoder) matches(q *quickSchema, b []byte) bool {
+	kept := d.patternAnswers[q]
+	if match, ok := kept[string(b)]; ok {
+		return match
 	}
 	var match bool
 	if re, ok := q.pattern.(*regexp.Regexp); ok {
@@ -251,8 +268,15 @@ func (q *quickSchema) stringText(b []byte) verdict {
 	} else {
 		match = q.pattern.MatchString(string(b))
 	}
-	if !match {
-		return no
+	if len(b) <= maxMatchedLength && len(kept) < maxMatchesKept {
+		if kept == nil {
+			if d.patternAnswers == nil {
+				d.patternAnswers = map[*quickSchema]map[string]bool{}
+			}
+			kept = map[string]bool{}
+			d.patternAnswers[q] = kept
+		}
+		kept[string(b)] = match
 	}
-	return yes
+	return match
 }
