@@ -9,15 +9,15 @@ import (
 )
 
 // Most lines of a large suite or snapshot are well formed, and checking
-// JSON text in one pass (jsontext.Value.IsValid) costs a fraction of
-// decoding it token by token. A line that passes is walked by
-// validScanner with no error handling at all, which gives up on the first
-// thing that is not exactly what the data format asks for. Any line it gives
-// up on, and every invalid line, goes through the token decoder, which
-// words the error. The two paths build the same values; FuzzQuickPaths
+// JSON text in one pass (jsonDecoder.valid: quickValid, or
+// jsontext.Value.IsValid) costs a fraction of decoding it token by
+// token. A line that passes is walked by validScanner with no error
+// handling at all, which gives up on the first thing that is not exactly
+// what the data format asks for. Any line it gives up on, and every
+// invalid line, goes through the token decoder, which words the error. The two paths build the same values; FuzzQuickPaths
 // holds them to that. See the package doc for what each path saves.
 
-// validScanner reads JSON text that jsontext.Value.IsValid has accepted.
+// validScanner reads JSON text already found valid.
 type validScanner struct {
 	b []byte
 	i int

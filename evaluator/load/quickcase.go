@@ -9,7 +9,7 @@ import (
 // A case line is mostly read to be checked: the schema, the id, the
 // vocabulary, the policy's rules. Building it into a tree first and
 // reading the tree into a Case costs more than the checks, so a line
-// that jsontext.Value.IsValid accepted is read straight into its Case,
+// found valid (jsonDecoder.valid) is read straight into its Case,
 // checked against the quick form of the schema from its text
 // (checkText), and only the expected arguments are built, as the judge
 // needs them. Anything short of a certain pass (an unsure schema
