@@ -5,6 +5,7 @@ package evaluator
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -68,6 +69,63 @@ func BenchmarkFastPathResultsFile(b *testing.B) {
 				w.Reset()
 				if err := variant.encode(&w); err != nil {
 					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(processorTime()-cpu)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// BenchmarkFastPathTextStore keeps the failure texts of 100,000 cases, a
+// third of them failing, as a streamed snapshot does, and reads them
+// back: in a textStore's blocks, and in one strings.Builder.
+func BenchmarkFastPathTextStore(b *testing.B) {
+	const detail = "cites outdated ER-2026.08 §6.1; the current rule is ER-2026.10 §6.1; expected approve_expense, got reject_expense"
+	texts := make([]string, 0, 2*33_334)
+	for i := range 33_334 {
+		texts = append(texts, string(judge.Citation), detail[:len(detail)-i%40])
+	}
+	size := 0
+	for _, t := range texts {
+		size += len(t)
+	}
+	ends := make([]uint32, len(texts))
+	fast := func() int {
+		var s textStore
+		for i, t := range texts {
+			ends[i] = s.add(t)
+		}
+		blocks, n, start := s.blocks(), 0, uint32(0)
+		for _, end := range ends {
+			n += len(s.text(blocks, start, end))
+			start = end
+		}
+		return n
+	}
+	plain := func() int {
+		var s strings.Builder
+		for i, t := range texts {
+			s.WriteString(t)
+			ends[i] = uint32(s.Len())
+		}
+		all, n, start := s.String(), 0, uint32(0)
+		for _, end := range ends {
+			n += len(all[start:end])
+			start = end
+		}
+		return n
+	}
+	for _, variant := range []struct {
+		name string
+		keep func() int
+	}{{"fast", fast}, {"plain", plain}} {
+		b.Run(variant.name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			cpu := processorTime()
+			for b.Loop() {
+				if variant.keep() != size {
+					b.Fatal("texts lost")
 				}
 			}
 			b.ReportMetric(float64(processorTime()-cpu)/float64(b.N), "cpu-ns/op")

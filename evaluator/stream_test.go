@@ -227,3 +227,34 @@ func TestStreamDirMemory(t *testing.T) {
 		t.Errorf("the heap grows by %.0f bytes per case, more than %d", perCase, maxBytesPerCase)
 	}
 }
+
+// TestTextStore reads back texts of every size, the empty one and those
+// longer than a block included, across the blocks they were written to.
+func TestTextStore(t *testing.T) {
+	var s textStore
+	if got := s.text(s.blocks(), 0, 0); got != "" {
+		t.Fatalf("empty store: %q", got)
+	}
+	var want []string
+	var ends []uint32
+	for i := range 5000 {
+		n := (i * 7919) % 700
+		if i%1000 == 999 {
+			n = 3 * maxTextBlock / 2
+		}
+		text := strings.Repeat(string(rune('a'+i%26)), n)
+		want = append(want, text)
+		ends = append(ends, s.add(text))
+	}
+	blocks := s.blocks()
+	if len(blocks) < 5 {
+		t.Fatalf("%d blocks", len(blocks))
+	}
+	start := uint32(0)
+	for i, w := range want {
+		if got := s.text(blocks, start, ends[i]); got != w {
+			t.Fatalf("text %d: %d bytes, want %d", i, len(got), len(w))
+		}
+		start = ends[i]
+	}
+}

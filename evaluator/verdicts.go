@@ -1,6 +1,7 @@
 package evaluator
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator/judge"
@@ -17,16 +18,15 @@ import (
 // caseTable holds the id and severity of every case of a suite, in suite
 // order.
 type caseTable struct {
-	ids        strings.Builder // every id, one after another
-	ends       []uint32        // where each id ends in ids
-	severities []uint8         // index in severityOrder
+	ids        textStore // every id, one after another
+	ends       []uint32  // where each id ends in ids
+	severities []uint8   // index in severityOrder
 }
 
 var severityOrder = [...]suite.Severity{suite.Critical, suite.Major, suite.Minor}
 
 func (t *caseTable) add(c *suite.Case) {
-	t.ids.WriteString(c.ID)
-	t.ends = append(t.ends, uint32(t.ids.Len()))
+	t.ends = append(t.ends, t.ids.add(c.ID))
 	sev := 0
 	for i, s := range severityOrder {
 		if s == c.Severity {
@@ -39,12 +39,12 @@ func (t *caseTable) add(c *suite.Case) {
 func (t *caseTable) len() int { return len(t.ends) }
 
 // id is case i's id; it shares the table's memory.
-func (t *caseTable) id(all string, i int) string {
+func (t *caseTable) id(blocks []string, i int) string {
 	start := uint32(0)
 	if i > 0 {
 		start = t.ends[i-1]
 	}
-	return all[start:t.ends[i]]
+	return t.ids.text(blocks, start, t.ends[i])
 }
 
 // verdicts are one snapshot's case verdicts, without trials.
@@ -55,7 +55,7 @@ type verdicts struct {
 	// failureEnds[j-1] to failureEnds[j], each text ending at textEnds.
 	failing     []uint32
 	failureEnds []uint32
-	texts       strings.Builder
+	texts       textStore
 	textEnds    []uint32
 }
 
@@ -66,10 +66,7 @@ func (v *verdicts) add(i int, fs []judge.Failure) {
 	}
 	v.failing = append(v.failing, uint32(i))
 	for _, f := range fs {
-		v.texts.WriteString(string(f.Code))
-		v.textEnds = append(v.textEnds, uint32(v.texts.Len()))
-		v.texts.WriteString(f.Detail)
-		v.textEnds = append(v.textEnds, uint32(v.texts.Len()))
+		v.textEnds = append(v.textEnds, v.texts.add(string(f.Code)), v.texts.add(f.Detail))
 	}
 	v.failureEnds = append(v.failureEnds, uint32(len(v.textEnds)/2))
 }
@@ -78,14 +75,14 @@ func (v *verdicts) add(i int, fs []judge.Failure) {
 // own, so results files and the report can be written side by side.
 type verdictCursor struct {
 	v          *verdicts
-	ids, texts string
-	next       int // index in failing of the next failing case
+	ids, texts []string // the blocks of each textStore
+	next       int      // index in failing of the next failing case
 	c          CaseResult
 	buf        []judge.Failure
 }
 
 func (v *verdicts) cursor() *verdictCursor {
-	return &verdictCursor{v: v, ids: v.cases.ids.String(), texts: v.texts.String(), buf: make([]judge.Failure, 0, 8)}
+	return &verdictCursor{v: v, ids: v.cases.ids.blocks(), texts: v.texts.blocks(), buf: make([]judge.Failure, 0, 8)}
 }
 
 // at is the result of case i, valid until the next call; calls must come
@@ -118,7 +115,54 @@ func (cur *verdictCursor) text(k uint32) string {
 	if k > 0 {
 		start = cur.v.textEnds[k-1]
 	}
-	return cur.texts[start:cur.v.textEnds[k]]
+	return cur.v.texts.text(cur.texts, start, cur.v.textEnds[k])
+}
+
+// textStore keeps many short texts one after another, each found by
+// where it starts and ends. The texts are written into blocks that are
+// never copied again, rather than into one buffer that is copied, and
+// its memory touched anew, each time it grows: a large suite's ids and
+// failures run to megabytes (docs/design.md, "Scale: streaming
+// evaluation").
+type textStore struct {
+	sealed []string        // the full blocks
+	starts []uint32        // where each block starts, the open one last
+	open   strings.Builder // the block being written
+	size   uint32          // the length of all texts
+}
+
+// The first block holds 64 KiB; each next one twice as much, up to 1 MiB.
+const firstTextBlock, maxTextBlock = 64 << 10, 1 << 20
+
+// add appends s and returns where it ends.
+func (t *textStore) add(s string) uint32 {
+	if t.open.Len()+len(s) > t.open.Cap() {
+		if len(t.starts) > 0 {
+			t.sealed = append(t.sealed, t.open.String())
+			t.open = strings.Builder{}
+		}
+		t.open.Grow(max(len(s), min(firstTextBlock<<len(t.sealed), maxTextBlock)))
+		t.starts = append(t.starts, t.size)
+	}
+	t.open.WriteString(s)
+	t.size += uint32(len(s))
+	return t.size
+}
+
+// blocks are the store's blocks as they stand, for text.
+func (t *textStore) blocks() []string {
+	return append(t.sealed[:len(t.sealed):len(t.sealed)], t.open.String())
+}
+
+// text is the text from start to end, read from blocks.
+func (t *textStore) text(blocks []string, start, end uint32) string {
+	// The block that holds start: the last that starts at or before it.
+	b, _ := slices.BinarySearch(t.starts, start+1)
+	if b == 0 {
+		return "" // the store is empty
+	}
+	b--
+	return blocks[b][start-t.starts[b] : end-t.starts[b]]
 }
 
 // eachCase calls fn with every case result of the snapshot in suite

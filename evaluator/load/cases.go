@@ -208,8 +208,21 @@ func Cases(file string, r io.Reader, schema *CaseSchema, policy *suite.Policy, k
 	return cases, nil
 }
 
-// parse reads one case line.
+// parse reads one case line: a valid, well-formed line straight into its
+// Case (quickCase), any other through parseTree.
 func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, error) {
+	if d.valid(text) {
+		if c, ok := p.quickCase(d, text, line); ok {
+			return c, nil
+		}
+	}
+	return p.parseTree(d, text, line)
+}
+
+// parseTree reads one case line by decoding it into a tree, validating
+// the tree against the schema and reading the Case from it; it words
+// every problem.
+func (p *caseParser) parseTree(d *jsonDecoder, text []byte, line int) (*suite.Case, error) {
 	v, rawInput, err := p.decodeChecked(d, text, line)
 	if err != nil {
 		return nil, err

@@ -4,11 +4,14 @@
 //
 // Each kind of JSON line has one reader that words every problem: the
 // token decoder (parseOutputTokens for outputs, decodeTokens and
-// caseParser.parse for cases), and tool calls in any wire format are read
-// by outputCall alone. Fast paths stand beside them where they measurably
-// pay for themselves: the schema fast path (quickschema.go), not decoding
-// inputs the schema does not look into (opaqueMember), the scanner for
-// valid lines (quick.go) and parsing lines on every core (lines.go). Each
+// caseParser.parseTree for cases), and tool calls in any wire format are
+// read by outputCall alone. Fast paths stand beside them where they
+// measurably pay for themselves: the schema fast path (quickschema.go,
+// and quicktext.go on a line's text), not decoding inputs the schema
+// does not look into (opaqueMember), the check for valid JSON in one pass
+// (valid.go), the scanner for valid lines (quick.go), case lines read
+// straight into their Case (quickcase.go) and parsing lines on every
+// core (lines.go). Each
 // has a differential fuzz target that holds it to the reader it shortcuts,
 // and docs/design.md, "Fast paths", gives the benchmark that measures it
 // and its figures.

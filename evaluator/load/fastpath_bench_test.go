@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
@@ -263,4 +264,78 @@ func BenchmarkFastPathParallelStream(b *testing.B) {
 		}
 	}
 	fastAndPlain(b, int64(len(data)), round(streamLines[*suite.Case]), round(sequential))
+}
+
+// BenchmarkFastPathQuickValid checks the sample's case and output lines
+// for valid JSON with quickValid (IsValid deciding only what it does not
+// handle) and with jsontext.Value.IsValid alone.
+func BenchmarkFastPathQuickValid(b *testing.B) {
+	lines := append(sampleLines(b, CasesFile), sampleOutputLines(b)...)
+	d := newJSONDecoder()
+	round := func(valid func(text []byte) bool) func() {
+		return func() {
+			for _, l := range lines {
+				if !valid(l.text) {
+					b.Fatalf("line %d: not valid", l.line)
+				}
+			}
+		}
+	}
+	fastAndPlain(b, totalBytes(lines), round(d.valid), round(func(text []byte) bool { return jsontext.Value(text).IsValid() }))
+}
+
+// BenchmarkFastPathQuickCase parses the sample's case lines straight
+// into their Case (parse) and by way of a tree validated against the
+// schema (parseTree, the exact path).
+func BenchmarkFastPathQuickCase(b *testing.B) {
+	schema := sampleSchema(b)
+	p := &caseParser{file: CasesFile, schema: schema, policy: sampleSuite(b).Policy, decisions: schema.Decisions}
+	lines := sampleLines(b, CasesFile)
+	d := newJSONDecoder()
+	round := func(parse func(d *jsonDecoder, text []byte, line int) (*suite.Case, error)) func() {
+		return func() {
+			for _, l := range lines {
+				if _, err := parse(d, l.text, l.line); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	fastAndPlain(b, totalBytes(lines), round(p.parse), round(p.parseTree))
+}
+
+// BenchmarkFastPathPlainNumber reads the latencies and costs of the
+// sample's output lines with suite.PlainNumber, ParseNumber deciding
+// only what it leaves, and with ParseNumber and Sign alone, as measured
+// does.
+func BenchmarkFastPathPlainNumber(b *testing.B) {
+	var lits [][]byte
+	for _, l := range sampleOutputLines(b) {
+		s := newValidScanner(l.text, newJSONDecoder())
+		s.next()
+		s.i++
+		for s.next() != '}' {
+			name := string(s.text())
+			if c := s.next(); (name == "latency_ms" || name == "cost_usd") && c != 'n' {
+				lits = append(lits, s.number())
+				continue
+			}
+			s.skip()
+		}
+	}
+	if len(lits) < 40 {
+		b.Fatalf("%d literals", len(lits))
+	}
+	round := func(plain bool) func() {
+		return func() {
+			for _, lit := range lits {
+				if _, ok := suite.PlainNumber(lit); ok && !plain {
+					continue
+				} else if n, err := suite.ParseNumber(string(lit)); err != nil || n.Sign() < 0 {
+					b.Fatal(lit, err)
+				}
+			}
+		}
+	}
+	fastAndPlain(b, 0, round(false), round(true))
 }

@@ -29,6 +29,18 @@ type jsonDecoder struct {
 	memberStack  suite.Object
 	elementStack []any
 	citations    []string // an output's citations, before they are copied out
+	// spans are where the items of arrays that must be unique start and
+	// end, while checkText compares them.
+	spans [][2]int
+	// names are where the member names of the open objects start and end,
+	// while quickValid looks for a repeated one.
+	names []quickName
+	// patternAnswers are the answers of the patterns of a quick schema
+	// for the short strings checked against them (quickSchema.matches).
+	patternAnswers map[*quickSchema]map[string]bool
+	// ends are where the objects and arrays of the last line quickValid
+	// accepted end.
+	ends containerEnds
 	// interned maps short strings already seen to one copy of them:
 	// member names, decisions, tool names and rule ids repeat on every
 	// line, and a large suite would otherwise allocate each again.

@@ -183,9 +183,24 @@ func FuzzQuickPaths(f *testing.F) {
 	// an empty decision.
 	f.Add(`{"case_id":"[a]b|c","tool_calls":[{"id":"1","function":"f","arguments":{"k":[1]},"type":"function","parse_error":null},{"function":"g","name":"h","arguments":{}}],"latency_ms":1,"cost_usd":null}`)
 	f.Add(`{"case_id":"A","decision":"","tool_calls":[{"type":"function","function":"f","arguments":"{}"}],"latency_ms":1,"cost_usd":1}`)
+	f.Add(`{"a":[1,-0.5e+3,"\u00e9\ud83d\ude00",{"b":{},"c":[]}],"a\u0062":true,"é":null}`)
+	f.Add(`{"a":1,"a":2}`)
+	f.Add("[\"\xff\"]")
 	f.Fuzz(func(t *testing.T, line string) {
 		text := []byte(line)
 		d := newJSONDecoder()
+		if d.quickValid(text) {
+			if !jsontext.Value(text).IsValid() {
+				t.Fatalf("quickValid accepts what IsValid refuses")
+			}
+			// Each object and array is found whole.
+			for _, start := range d.ends.set {
+				v := text[start:d.ends.end(int(start))]
+				if !jsontext.Value(v).IsValid() || v[0] != '{' && v[0] != '[' {
+					t.Fatalf("a value found at %d: %q", start, v)
+				}
+			}
+		}
 		for _, opaque := range []bool{false, true} {
 			slow, slowRaw, err := newJSONDecoder().decodeTokens(text, "input", opaque)
 			if quick, quickRaw, ok := d.quickMembers(text, "input", opaque); ok {

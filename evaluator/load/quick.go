@@ -9,19 +9,29 @@ import (
 )
 
 // Most lines of a large suite or snapshot are well formed, and checking
-// JSON text in one pass (jsontext.Value.IsValid) costs a fraction of
-// decoding it token by token. A line that passes is walked by
-// validScanner with no error handling at all, which gives up on the first
-// thing that is not exactly what the data format asks for. Any line it gives
-// up on, and every invalid line, goes through the token decoder, which
-// words the error. The two paths build the same values; FuzzQuickPaths
+// JSON text in one pass (jsonDecoder.valid: quickValid, or
+// jsontext.Value.IsValid) costs a fraction of decoding it token by
+// token. A line that passes is walked by validScanner with no error
+// handling at all, which gives up on the first thing that is not exactly
+// what the data format asks for. Any line it gives up on, and every
+// invalid line, goes through the token decoder, which words the error. The two paths build the same values; FuzzQuickPaths
 // holds them to that. See the package doc for what each path saves.
 
-// validScanner reads JSON text that jsontext.Value.IsValid has accepted.
+// validScanner reads JSON text already found valid.
 type validScanner struct {
 	b []byte
 	i int
 	d *jsonDecoder // for its interning table and scratch space
+	// ends, when set, are where the objects and arrays of b end, so
+	// that skip passes over them at once.
+	ends *containerEnds
+	// plain is set when b holds no backslash, so no string has escapes.
+	plain bool
+}
+
+// newValidScanner is a validScanner of text, which must be valid JSON.
+func newValidScanner(text []byte, d *jsonDecoder) *validScanner {
+	return &validScanner{b: text, d: d, plain: bytes.IndexByte(text, '\\') < 0}
 }
 
 func (s *validScanner) space() {
@@ -54,6 +64,10 @@ func (s *validScanner) text() []byte {
 	// Jump to the next quote; only a backslash before it makes the scan
 	// go byte by byte.
 	end := s.i + bytes.IndexByte(s.b[s.i:], '"')
+	if s.plain {
+		s.i = end + 1
+		return s.b[start+1 : end]
+	}
 	escaped := bytes.IndexByte(s.b[s.i:end], '\\') >= 0
 	if escaped {
 		for ; s.b[s.i] != '"'; s.i++ {
@@ -87,7 +101,14 @@ func (s *validScanner) number() []byte {
 
 // skip passes over one value.
 func (s *validScanner) skip() {
-	switch s.next() {
+	c := s.next()
+	if s.ends != nil && (c == '{' || c == '[') {
+		if end := s.ends.end(s.i); end > s.i {
+			s.i = end
+			return
+		}
+	}
+	switch c {
 	case '"':
 		s.text()
 	case '{', '[':
@@ -192,7 +213,7 @@ func (s *validScanner) value() any {
 // quickOutput is parseOutput for a line already found valid. It gives up,
 // returning false, on anything the data format does not allow.
 func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
-	s := &validScanner{b: text, d: d}
+	s := newValidScanner(text, d)
 	if s.next() != '{' {
 		return nil, false
 	}
@@ -263,7 +284,11 @@ func (s *validScanner) measured() (*suite.Number, bool) {
 	case c != '-' && (c < '0' || c > '9'):
 		return nil, false
 	}
-	n, err := suite.ParseNumber(string(s.number()))
+	lit := s.number()
+	if n, ok := suite.PlainNumber(lit); ok { // the common case
+		return &n, true
+	}
+	n, err := suite.ParseNumber(string(lit))
 	return &n, err == nil && n.Sign() >= 0
 }
 

@@ -80,6 +80,9 @@ type quickSchema struct {
 	unique               bool
 	minLength, maxLength int
 	pattern              jsonschema.Regexp
+	// typeOnly is set when the schema checks nothing but the type, so
+	// that checkText need not read the value.
+	typeOnly bool
 }
 
 // quickProp is one entry of "properties".
@@ -197,7 +200,15 @@ func (c *quickCompiler) compile(s *jsonschema.Schema) (*quickSchema, bool) {
 		return nil, false
 	}
 	q.setLimits(s)
+	q.typeOnly = q.checksTypeOnly()
 	return q, true
+}
+
+// checksTypeOnly reports whether q asks nothing of a value but its type.
+func (q *quickSchema) checksTypeOnly() bool {
+	return !q.hasEnum && q.ref == nil && q.if_ == nil && q.then == nil && q.else_ == nil &&
+		q.props == nil && q.required == nil && q.additional == nil && !q.noAdditional && q.minProps < 0 && q.maxProps < 0 &&
+		q.items == nil && q.minItems < 0 && q.maxItems < 0 && !q.unique && q.minLength < 0 && q.maxLength < 0 && q.pattern == nil
 }
 
 // onlyQuickKeywords reports whether s uses no keyword but those the quick

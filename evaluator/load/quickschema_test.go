@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
@@ -58,6 +60,24 @@ func compareQuick(t *testing.T, schemaSrc, instance string) verdict {
 		t.Errorf("schema %s, instance %s: quick yes, library: %v", schemaSrc, instance, libErr)
 	case got == no && libErr == nil:
 		t.Errorf("schema %s, instance %s: quick no, library valid", schemaSrc, instance)
+	}
+	// The same from the text, which the fast path for cases reads.
+	if jsontext.Value(instance).IsValid() {
+		s := newValidScanner([]byte(instance), newJSONDecoder())
+		text := cs.quick.checkText(s)
+		s.space()
+		switch {
+		case text == yes && libErr != nil:
+			t.Errorf("schema %s, instance %s: quick yes from the text, library: %v", schemaSrc, instance, libErr)
+		case text == no && libErr == nil:
+			t.Errorf("schema %s, instance %s: quick no from the text, library valid", schemaSrc, instance)
+		case text != no && s.i != len(instance):
+			t.Errorf("schema %s, instance %s: the text check stopped at %d", schemaSrc, instance, s.i)
+		case text != unsure && text != got:
+			// The text may be unsure where the tree is not (an escaped
+			// string in an array of unique items), never more certain.
+			t.Errorf("schema %s, instance %s: quick %d from the tree, %d from the text", schemaSrc, instance, got, text)
+		}
 	}
 	return got
 }

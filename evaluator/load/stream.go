@@ -144,12 +144,16 @@ func streamLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, 
 	// ordered holds the chunks in file order; its capacity bounds how far
 	// reading runs ahead of yield.
 	ordered := make(chan *chunk, 2*workers+2)
+	// Parsed chunks hand their text back, as in parseLines, so that the
+	// reader does not grow a new buffer for every chunk.
+	free := make(chan []byte, cap(ordered)+workers+1)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			d := newJSONDecoder()
 			for c := range jobs {
+				c.out = make([]T, 0, len(c.spans))
 				start := 0
 				for _, sp := range c.spans {
 					v, err := parse(d, c.text[start:sp.end], sp.line)
@@ -160,6 +164,7 @@ func streamLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, 
 					c.out = append(c.out, v)
 					start = sp.end
 				}
+				recycle(free, c.text)
 				c.text, c.spans = nil, nil
 				close(c.done)
 			}
@@ -169,7 +174,10 @@ func streamLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, 
 	go func() {
 		defer close(ordered)
 		defer close(jobs)
-		c := &chunk{done: make(chan struct{})}
+		newChunk := func() *chunk {
+			return &chunk{text: reuse(free), done: make(chan struct{}), spans: make([]span, 0, chunkLines)}
+		}
+		c := newChunk()
 		send := func() bool {
 			select {
 			case ordered <- c:
@@ -181,7 +189,7 @@ func streamLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, 
 			case <-stop:
 				return false
 			}
-			c = &chunk{done: make(chan struct{})}
+			c = newChunk()
 			return true
 		}
 		for {
@@ -222,6 +230,29 @@ func streamLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, 
 		err = readErr
 	}
 	return err
+}
+
+// recycle hands the text of a parsed chunk back to the reader through
+// free, unless free is full or the buffer has grown past 4 MiB for a huge
+// line.
+func recycle(free chan<- []byte, text []byte) {
+	if cap(text) > 4<<20 {
+		return
+	}
+	select {
+	case free <- text[:0]:
+	default:
+	}
+}
+
+// reuse takes a buffer from free, or nil when there is none.
+func reuse(free <-chan []byte) []byte {
+	select {
+	case text := <-free:
+		return text
+	default:
+		return nil
+	}
 }
 
 // OutputStream reads one snapshot's outputs a line at a time.

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -44,6 +45,17 @@ func ParseNumber(lit string) (Number, error) {
 		}
 	}
 	return Number{lit: lit}, nil
+}
+
+// PlainNumber is ParseNumber for a literal from JSON text already found
+// valid: one with neither a sign nor an exponent, at most 64 characters
+// long, needs no further check and is not below zero. It reports false
+// for any other literal, which ParseNumber then reads.
+func PlainNumber(lit []byte) (Number, bool) {
+	if len(lit) == 0 || len(lit) > maxNumberLen || lit[0] == '-' || bytes.ContainsAny(lit, "eE") {
+		return Number{}, false
+	}
+	return Number{lit: string(lit)}, true
 }
 
 // MustNumber is ParseNumber for literals known to be valid, as in tests.

@@ -148,12 +148,22 @@ func TestNumberSign(t *testing.T) {
 }
 
 func FuzzValidNumber(f *testing.F) {
-	for _, s := range []string{"0", "-1.5e+3", "01", "1.", "1e", ".5"} {
+	for _, s := range []string{"0", "-1.5e+3", "01", "1.", "1e", ".5", "0.011", "620", "-0", "12345678901234567890123456789012345678901234567890123456789012345"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := ValidNumber(s), json.Valid([]byte(s)) && s != "" && strings.TrimSpace(s) == s && (s[0] == '-' || s[0] >= '0' && s[0] <= '9'); got != want {
 			t.Fatalf("ValidNumber(%q) = %v, encoding/json says %v", s, got, want)
+		}
+		// PlainNumber, for literals of valid JSON text, is ParseNumber
+		// where it answers.
+		if !ValidNumber(s) {
+			return
+		}
+		if n, ok := PlainNumber([]byte(s)); ok {
+			if want, err := ParseNumber(s); err != nil || n != want || n.Sign() < 0 {
+				t.Fatalf("PlainNumber(%q) = %v, ParseNumber gives %v, %v", s, n, want, err)
+			}
 		}
 	})
 }
