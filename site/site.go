@@ -5,10 +5,10 @@
 // site has the release overview, a page per snapshot, a drilldown per
 // case of each snapshot, a history page per case, the policy with its
 // rule anchors, the handoff note, the results files and the release
-// report; above pages.DefaultGroupAbove results, results and histories share
-// pages of consecutive cases. Every link is relative, so a build works at
-// a domain root, under a sub-path and from disk, and two builds of the
-// same inputs are byte-identical.
+// report; above pages.DefaultGroupAbove results, results and histories
+// share pages of consecutive cases. Every link is relative, so a build
+// works at a domain root, under a sub-path and from disk, and two builds
+// of the same inputs are byte-identical.
 package site
 
 import (

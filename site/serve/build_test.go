@@ -491,17 +491,23 @@ func sameAsBuild(t *testing.T, served map[string][]byte, data string) {
 	if _, err := site.Build(data, out, site.BuildOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	built := readTree(t, out)
+	sameSite(t, served, readTree(t, out))
+}
+
+// sameSite checks that served and built hold the same files, byte for
+// byte.
+func sameSite(tb testing.TB, served, built map[string][]byte) {
+	tb.Helper()
 	for name, b := range built {
 		if s, ok := served[name]; !ok {
-			t.Errorf("%s is built but not served", name)
+			tb.Errorf("%s is built but not served", name)
 		} else if !bytes.Equal(s, b) {
-			t.Errorf("%s: served bytes differ from the build", name)
+			tb.Errorf("%s: served bytes differ from the build", name)
 		}
 	}
 	for name := range served {
 		if _, ok := built[name]; !ok {
-			t.Errorf("%s is served but not built", name)
+			tb.Errorf("%s is served but not built", name)
 		}
 	}
 }

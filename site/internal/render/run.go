@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 )
 
-// RunOptions say how run hands files to emit.
+// RunOptions say how Run hands files to emit.
 type RunOptions struct {
-	// writers, when above zero, is the number of goroutines that call
+	// Writers, when above zero, is the number of goroutines that call
 	// emit while the render workers go on: for an emit that writes
 	// files, which waits on the disk rather than the processor.
 	// Otherwise emit is called by one goroutine at a time.
