@@ -52,7 +52,7 @@ func trialFailures(fs []judge.Failure, t int) []judge.Failure {
 	return out
 }
 
-// trialStrip builds the strip of case result c with k trials; href(t)
+// NewTrialStrip builds the strip of case result c with k trials; href(t)
 // is the link of each mark, to trial t's section of the result.
 func NewTrialStrip(c *evaluator.CaseResult, k int, href func(t int) string) *TrialStrip {
 	if k == 0 {

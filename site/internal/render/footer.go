@@ -8,7 +8,7 @@ import (
 )
 
 // footer renders the site footer with the template set of name, once per
-// view: every framed page carries the same bytes.
+// View: every framed page carries the same bytes.
 func (r *Renderer) footer(v *View, name string) (template.HTML, error) {
 	if f := v.footer.Load(); f != nil {
 		return *f, nil
