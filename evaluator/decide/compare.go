@@ -197,7 +197,7 @@ func (m Metrics) PassRateSentence(level stats.Level) string {
 		return "no cases"
 	}
 	s := fmt.Sprintf("%d of %d %s passed; %s sure the true pass rate is ", m.CasesPassed, m.CasesTotal, plural(m.CasesTotal, "case", "cases"), level.Percent())
-	lo, hi := percentOf(iv.Lo), percentOf(iv.Hi)
+	lo, hi := SharePercent(iv.Lo), SharePercent(iv.Hi)
 	switch {
 	case hi == "100%":
 		return s + "above " + lo

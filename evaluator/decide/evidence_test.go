@@ -254,3 +254,36 @@ func TestEvidenceSpecs(t *testing.T) {
 		t.Errorf("rule %q", th[2].RuleText())
 	}
 }
+
+// TestSharePercent: one decimal, and more only where one would round a
+// share short of 1 up to "100%" or one above 0 down to "0%".
+func TestSharePercent(t *testing.T) {
+	for _, tt := range []struct {
+		share float64
+		want  string
+	}{
+		{0.757506, "75.8%"},
+		{1, "100%"},
+		{0, "0%"},
+		{0.5, "50%"},
+		{0.99963, "99.96%"}, // the lower bound of 10,000 of 10,000 at 95%
+		{0.99999, "99.999%"},
+		{0.00037, "0.04%"},
+		{0.9996, "99.96%"},
+		{0.99949, "99.9%"},
+	} {
+		if got := SharePercent(tt.share); got != tt.want {
+			t.Errorf("SharePercent(%v) = %q, want %q", tt.share, got, tt.want)
+		}
+	}
+}
+
+// TestPassRateSentenceNeverAbove100: every pass of a large suite is
+// worded with a bound below 100%.
+func TestPassRateSentenceNeverAbove100(t *testing.T) {
+	m := Metrics{CasesPassed: 10000, CasesTotal: 10000}
+	got := m.PassRateSentence(stats.Level95)
+	if strings.Contains(got, "above 100%") || !strings.Contains(got, "above 99.9") {
+		t.Errorf("PassRateSentence = %q", got)
+	}
+}

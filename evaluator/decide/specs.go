@@ -250,7 +250,7 @@ func DefaultGates() Gates {
 				Unproven: Review,
 				Inconclusive: func(g *GateResult) string {
 					return fmt.Sprintf("pass rate %s meets the minimum of %s but is not proven: at %s confidence it may be as low as %s",
-						Percent(g.Value), Percent(g.Limit), g.Level.Percent(), percentOf(g.Bound()))
+						Percent(g.Value), Percent(g.Limit), g.Level.Percent(), SharePercent(g.Bound()))
 				},
 			},
 			Drivers: FailingCases, DriversText: "the failing cases",
@@ -540,15 +540,25 @@ func FormatP(p float64) string {
 	return "p = " + strconv.FormatFloat(p, 'g', 2, 64)
 }
 
-// percentOf writes a share held as a double as a percentage with one
-// decimal at most, as intervals are shown: 0.757506 → "75.8%".
-func percentOf(f float64) string {
-	return strconv.FormatFloat(stats.RoundDecimals(100*f, 1), 'f', -1, 64) + "%"
+// SharePercent writes a share held as a double as a percentage with one
+// decimal at most, as intervals are shown: 0.757506 → "75.8%". A share
+// short of 1 never reads "100%", nor one above 0 "0%": it takes the
+// decimals that tell it apart (0.99963 → "99.96%"), so that no interval
+// of 10,000 passes out of 10,000 is worded "above 100%".
+func SharePercent(f float64) string {
+	places := 1
+	for ; places < 6; places++ {
+		r := stats.RoundDecimals(100*f, places)
+		if (r < 100 || f >= 1) && (r > 0 || f <= 0) {
+			break
+		}
+	}
+	return strconv.FormatFloat(stats.RoundDecimals(100*f, places), 'f', -1, 64) + "%"
 }
 
 // IntervalText words an interval of a share: "75.8–100%".
 func IntervalText(iv stats.Interval) string {
-	return strings.TrimSuffix(percentOf(iv.Lo), "%") + "–" + percentOf(iv.Hi)
+	return strings.TrimSuffix(SharePercent(iv.Lo), "%") + "–" + SharePercent(iv.Hi)
 }
 
 func plural(n int, one, many string) string {

@@ -84,7 +84,7 @@ func snapshotEvidence(s *evaluator.Snapshot, level stats.Level, root string) *Ev
 		}
 		e.Settle = "Not proven yet: " + SettleWords(g, r.CasesTotal) + "."
 		e.Numbers = append(e.Numbers, fmt.Sprintf("The %s gate needs the interval's lower bound to reach %s; it is %s (lower_bound in the results file).",
-			g.Spec.Label, g.ThresholdText(), percentOfFloat(*g.LowerBound)))
+			g.Spec.Label, g.ThresholdText(), decide.SharePercent(*g.LowerBound)))
 	}
 	for _, c := range s.Comparisons() {
 		w := ComparisonWords{Against: NavLink{Href: root + SnapshotPath(c.Label), Text: c.Label}, Role: c.Role,
@@ -120,14 +120,8 @@ func SettleWords(g *decide.GateResult, cases int) string {
 
 // intervalText words an interval held as two rounded bounds: "75.8–100%".
 func intervalText(lo, hi float64) string {
-	l := percentOfFloat(lo)
-	return l[:len(l)-1] + "–" + percentOfFloat(hi)
-}
-
-// percentOfFloat writes a share as a percentage to one decimal at most,
-// as intervals are shown: 0.757506 → "75.8%".
-func percentOfFloat(f float64) string {
-	return strconv.FormatFloat(stats.RoundDecimals(100*f, 1), 'f', -1, 64) + "%"
+	l := decide.SharePercent(lo)
+	return l[:len(l)-1] + "–" + decide.SharePercent(hi)
 }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
