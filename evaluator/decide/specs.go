@@ -514,9 +514,55 @@ func Percent(r *big.Rat) string {
 // "USD 0.01325".
 func FormatUSD(r *big.Rat) string { return "USD " + FormatDecimal(r, 8) }
 
+// FormatNumber is FormatDecimal(n.Rat(), prec), read off the literal
+// when it is plain (digits, at most one point) and has at most prec
+// decimals, so that nothing needs rounding. A large case table formats
+// hundreds of thousands of latencies and costs, and parsing each into a
+// fraction was a fifth of making its rows (see docs/design.md, Fast
+// paths).
+func FormatNumber(n suite.Number, prec int) string {
+	if s, ok := plainDecimal(n.String(), prec); ok {
+		return s
+	}
+	return FormatDecimal(n.Rat(), prec)
+}
+
+// plainDecimal writes lit as FormatDecimal would write its value, when
+// lit is plain digits with at most prec decimals; ok is false for any
+// other literal (a sign, an exponent, a leading zero, more decimals).
+func plainDecimal(lit string, prec int) (s string, ok bool) {
+	whole, frac, hasPoint := strings.Cut(lit, ".")
+	if !allDigits(whole) || len(whole) > 1 && whole[0] == '0' || len(frac) > prec || hasPoint && !allDigits(frac) {
+		return "", false
+	}
+	if frac = strings.TrimRight(frac, "0"); frac == "" {
+		return whole, true
+	}
+	return whole + "." + frac, true
+}
+
+// allDigits reports whether s is one or more ASCII digits.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// FormatUSDNumber is FormatUSD of n's value.
+func FormatUSDNumber(n suite.Number) string { return "USD " + FormatNumber(n, 8) }
+
+// FormatMSNumber is FormatMS of n's value.
+func FormatMSNumber(n suite.Number) string { return groupedMS(FormatNumber(n, 3)) }
+
 // FormatMS writes milliseconds with thousands separators: "5,200 ms".
-func FormatMS(r *big.Rat) string {
-	s := FormatDecimal(r, 3)
+func FormatMS(r *big.Rat) string { return groupedMS(FormatDecimal(r, 3)) }
+
+// groupedMS writes a decimal as milliseconds, its whole part grouped by
+// thousands.
+func groupedMS(s string) string {
 	whole, frac, hasFrac := strings.Cut(s, ".")
 	var b strings.Builder
 	for i, c := range whole {

@@ -114,14 +114,14 @@ func measuredMS(n *suite.Number) string {
 	if n == nil {
 		return "not measured"
 	}
-	return ms(n.Rat())
+	return decide.FormatMSNumber(*n)
 }
 
 func measuredUSD(n *suite.Number) string {
 	if n == nil {
 		return "not measured"
 	}
-	return usd(n.Rat())
+	return decide.FormatUSDNumber(*n)
 }
 
 // GateRow is one threshold of a snapshot, worded for people.

@@ -307,6 +307,7 @@ func (v *Model) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 	latencyGate, costGate := v.outputGates()
 	latencyLimit, latencyGated := latencyGate.Limit(g)
 	costLimit, costGated := costGate.Limit(g)
+	latencyOver, costOver := newLimit(latencyLimit, latencyGated), newLimit(costLimit, costGated)
 	cases := v.In.Release.Suite.Cases
 	rows := make([]CaseRow, len(cases))
 	for i, c := range cases {
@@ -323,11 +324,9 @@ func (v *Model) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 				Latency: "no output", Cost: "no output",
 			},
 		}
-		row.Strip = NewTrialStrip(&res, s.Trials(), v.Paths.trialLinks(root, s.Label(), i))
-		if row.Strip != nil {
-			row.Trials = newRowTrials(row.Strip)
-		}
 		if s.Trials() > 0 {
+			row.Strip = NewTrialStrip(&res, s.Trials(), v.Paths.trialLinks(root, s.Label(), i))
+			row.Trials = newRowTrials(row.Strip)
 			lat, cost := trialMeasures(s, i)
 			var latSort, costSort string
 			row.Latency, latSort, _ = measureText(lat, ms)
@@ -337,21 +336,49 @@ func (v *Model) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 			row.CostOver = cost != nil && costGated && cost.Cmp(costLimit) > 0
 		} else if o := s.Outputs[i]; o != nil {
 			row.Latency, row.Cost = "not measured", "not measured"
-			// Each value is read once: a large snapshot has many rows.
+			// Written and compared off the literals: a large snapshot has
+			// many rows (see docs/design.md, Fast paths).
 			if o.LatencyMS != nil {
-				lat := o.LatencyMS.Rat()
-				row.Latency, row.LatencySort = ms(lat), Decimal(o.LatencyMS.String())
-				row.LatencyOver = latencyGated && lat.Cmp(latencyLimit) > 0
+				row.Latency, row.LatencySort = decide.FormatMSNumber(*o.LatencyMS), Decimal(o.LatencyMS.String())
+				row.LatencyOver = latencyOver.exceededBy(*o.LatencyMS)
 			}
 			if o.CostUSD != nil {
-				cost := o.CostUSD.Rat()
-				row.Cost, row.CostSort = usd(cost), Decimal(o.CostUSD.String())
-				row.CostOver = costGated && cost.Cmp(costLimit) > 0
+				row.Cost, row.CostSort = decide.FormatUSDNumber(*o.CostUSD), Decimal(o.CostUSD.String())
+				row.CostOver = costOver.exceededBy(*o.CostUSD)
 			}
 		}
 		rows[i] = row
 	}
 	return rows
+}
+
+// limit is a gate's limit on each output's latency or cost, kept both
+// exactly and as the nearest float64, so that most outputs are compared
+// with it without parsing their literal into a fraction.
+type limit struct {
+	exact *big.Rat // nil without a gate
+	float float64
+}
+
+func newLimit(r *big.Rat, gated bool) limit {
+	if !gated || r == nil {
+		return limit{}
+	}
+	f, _ := r.Float64()
+	return limit{exact: r, float: f}
+}
+
+// exceededBy reports whether n is over the limit. Rounding to the nearest
+// float64 keeps order, so two values whose floats differ are ordered by
+// them; only equal floats need the exact values.
+func (l limit) exceededBy(n suite.Number) bool {
+	switch f := n.Float64(); {
+	case l.exact == nil:
+		return false
+	case f != l.float:
+		return f > l.float
+	}
+	return n.Rat().Cmp(l.exact) > 0
 }
 
 // failuresFirst orders rows as the case table shows them by default:
