@@ -12,6 +12,11 @@ type Input struct {
 	// GroupAbove is the number of results (cases × snapshots) above which
 	// results and case histories share pages; 0 means DefaultGroupAbove.
 	GroupAbove int
+	// ReportBlocks, when set, keeps the release report page's rendered
+	// blocks for the next rendering: a live server sets it, so that an
+	// edit renders again only the blocks of RELEASE_REPORT.md it changed.
+	// It changes no byte of the page.
+	ReportBlocks *MarkdownBlocks
 }
 
 // Warnings are what a build warns about in the evaluated input: each

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
@@ -80,28 +83,39 @@ func RenderPolicy(p *suite.Policy, citedBy map[string][]CaseLink, ids IDLinker) 
 }
 
 func convert(src []byte, transform func(doc ast.Node, src []byte)) (markdownDoc, error) {
+	var b bytes.Buffer
+	hs, err := convertInto(&b, newConverter(), src, transform, map[string]bool{})
+	if err != nil {
+		return markdownDoc{}, err
+	}
+	// Safe: goldmark escapes text, omits raw HTML (no html.WithUnsafe)
+	// and drops dangerous URLs; the coverage notes escape their own text.
+	return markdownDoc{Body: template.HTML(wrapTables(b.String())), HasH1: hasTop(hs)}, nil
+}
+
+// hasTop reports whether hs has a top (level 1) heading.
+func hasTop(hs []*ast.Heading) bool {
+	return slices.ContainsFunc(hs, func(h *ast.Heading) bool { return h.Level == 1 })
+}
+
+// newConverter is the policy's Markdown converter with the renderers of
+// the notes the site adds.
+func newConverter() goldmark.Markdown {
 	md := suite.Markdown()
 	md.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(coverageRenderer{}, 500), util.Prioritized(flagRenderer{}, 500)))
+	return md
+}
+
+// convertInto renders src into b, its headings anchored apart from the
+// anchors in used, which it adds to; it returns the headings.
+func convertInto(b *bytes.Buffer, md goldmark.Markdown, src []byte, transform func(doc ast.Node, src []byte), used map[string]bool) ([]*ast.Heading, error) {
 	doc := md.Parser().Parse(text.NewReader(src))
 	imagesToLinks(doc)
 	if transform != nil {
 		transform(doc, src)
 	}
-	anchorHeadings(doc, src)
-	var out markdownDoc
-	for _, h := range headings(doc) {
-		if h.Level == 1 {
-			out.HasH1 = true
-		}
-	}
-	var b bytes.Buffer
-	if err := md.Renderer().Render(&b, src, doc); err != nil {
-		return markdownDoc{}, err
-	}
-	// Safe: goldmark escapes text, omits raw HTML (no html.WithUnsafe)
-	// and drops dangerous URLs; the coverage notes escape their own text.
-	out.Body = template.HTML(wrapTables(b.String()))
-	return out, nil
+	hs := anchorHeadings(doc, src, used)
+	return hs, md.Renderer().Render(b, src, doc)
 }
 
 // headings lists every heading of doc in document order.
@@ -202,6 +216,9 @@ func renderCoverage(w util.BufWriter, _ []byte, node ast.Node, entering bool) (a
 // page. Raw HTML is omitted, so every "<table>" is one goldmark wrote.
 func wrapTables(h string) string {
 	var b strings.Builder
+	// A release report is megabytes of tables: one allocation, not one
+	// per doubling.
+	b.Grow(len(h) + strings.Count(h, "<table>")*96)
 	n := 0
 	for {
 		i := strings.Index(h, "<table>")
@@ -214,7 +231,12 @@ func wrapTables(h string) string {
 		}
 		j += i + len("</table>")
 		n++
-		fmt.Fprintf(&b, "%s<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Table %d\">%s</div>", h[:i], n, h[i:j])
+		b.WriteString(h[:i])
+		b.WriteString(`<div class="table-wrap" tabindex="0" role="region" aria-label="Table `)
+		b.WriteString(strconv.Itoa(n))
+		b.WriteString(`">`)
+		b.WriteString(h[i:j])
+		b.WriteString("</div>")
 		h = h[j:]
 	}
 	b.WriteString(h)

@@ -157,9 +157,9 @@ func overlaps(hits []hit, start, end int) bool {
 
 // anchorHeadings gives every heading without an id one made of its text:
 // lower case, runs of other characters than a-z and 0-9 as one "-", made
-// unique with a number.
-func anchorHeadings(doc ast.Node, src []byte) {
-	used := map[string]bool{}
+// unique with a number among the document's anchors and those in used,
+// which it adds them to. It returns the headings in document order.
+func anchorHeadings(doc ast.Node, src []byte, used map[string]bool) []*ast.Heading {
 	hs := headings(doc)
 	for _, h := range hs {
 		if id, ok := h.AttributeString("id"); ok {
@@ -181,6 +181,7 @@ func anchorHeadings(doc ast.Node, src []byte) {
 		used[id] = true
 		h.SetAttributeString("id", []byte(id))
 	}
+	return hs
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)

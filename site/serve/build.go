@@ -17,6 +17,7 @@ import (
 	"github.com/releasegate/releasegate/internal/parallel"
 	"github.com/releasegate/releasegate/site"
 	"github.com/releasegate/releasegate/site/internal/render"
+	"github.com/releasegate/releasegate/site/pages"
 )
 
 // renderer is the part of *render.Renderer the server uses; tests substitute
@@ -54,6 +55,9 @@ type builder struct {
 	release  *evaluator.Release
 	handoff  []byte
 	files    *siteFiles
+	// reportBlocks keeps the release report page's blocks from one
+	// rebuild to the next (see pages.MarkdownBlocks).
+	reportBlocks *pages.MarkdownBlocks
 
 	// carry holds the changes of failed builds: they still need doing.
 	carry changeSet
@@ -322,7 +326,10 @@ func (r *rebuild) readHandoff() error {
 // whose content changed.
 func (r *rebuild) renderSite() (*collector, error) {
 	b, next := r.old, r.next
-	in := &site.Input{Release: next.release, Handoff: next.handoff}
+	if next.reportBlocks == nil {
+		next.reportBlocks = &pages.MarkdownBlocks{}
+	}
+	in := &site.Input{Release: next.release, Handoff: next.handoff, ReportBlocks: next.reportBlocks}
 	// Every page's footer names the suite's inputs by their hashes. The
 	// site keeps it apart from the pages, so an edit of the suite renders
 	// only the pages whose content it changes; one of the navigation (a

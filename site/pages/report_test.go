@@ -1,0 +1,52 @@
+package pages_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/releasegate/releasegate/evaluator/gensuite"
+	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/pages"
+)
+
+// The release reports of the sample, every example and a generated suite
+// are cut into blocks, and render in blocks as they do whole: first with
+// nothing kept, then each with the blocks of the one before.
+func TestReportsRenderInBlocksAsWhole(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("..", "..", "examples", "*", "gate.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	generated := filepath.Join(t.TempDir(), "generated")
+	if err := gensuite.Write(filepath.Join("..", "..", "data"), generated, 300); err != nil {
+		t.Fatal(err)
+	}
+	for i, gate := range dirs {
+		dirs[i] = filepath.Dir(gate)
+	}
+	dirs = append(dirs, filepath.Join("..", "..", "data"), generated)
+	kept := &pages.MarkdownBlocks{}
+	for _, dir := range dirs {
+		in, err := site.Load(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		report := in.Release.Report()
+		if n, ok := pages.CutIntoBlocks(report); !ok || n < 5 {
+			t.Errorf("%s: RELEASE_REPORT.md cut into %d blocks (ok %v); want it cut", dir, n, ok)
+		}
+		whole, err := pages.RenderMarkdown(report, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []*pages.MarkdownBlocks{{}, kept, kept} {
+			got, err := pages.RenderMarkdownBlocks(report, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != whole {
+				t.Fatalf("%s: the report rendered in blocks differs from the whole", dir)
+			}
+		}
+	}
+}
