@@ -10,7 +10,7 @@ type ReportPage struct {
 
 // ReportPage builds report.html from RELEASE_REPORT.md.
 func (v *Model) ReportPage() (*ReportPage, error) {
-	doc, err := RenderMarkdownBlocks(v.In.Release.Report(), v.In.ReportBlocks)
+	doc, err := RenderMarkdownBlocks(v.Report(), v.In.ReportBlocks)
 	if err != nil {
 		return nil, err
 	}

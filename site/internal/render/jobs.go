@@ -145,7 +145,7 @@ func (r *Renderer) sharedOwnJobs(v *View) []Job {
 		pageJob(r, v, pages.NotFoundPath, notFoundTemplate, func() (*pages.NotFoundPage, error) {
 			return v.NotFoundPage(r.css, r.icon), nil
 		}),
-		FileJob(pages.ReportPath, v.In.Release.Report),
+		FileJob(pages.ReportPath, v.Report),
 		FileJob(pages.NoJekyllPath, func() []byte { return nil }),
 	)
 	for _, a := range r.Assets {
