@@ -340,12 +340,15 @@ func (r *rebuild) renderSite() (*collector, error) {
 		return nil, err
 	}
 	switch {
-	case r.full && b.release == nil:
-		// The first build: a server starts with every page made.
+	case r.full && b.release == nil && !b.completeLater:
+		// The first build of a builder that makes no page in the
+		// background starts with every page made.
 		c := newCollector(nil, b.files, footer, next.renderer.StepsMarks())
 		return c, next.renderer.RenderAll(in, c.emit)
 	case r.full:
-		// Every page changes: the case pages are made when asked for.
+		// Every page changes: the case pages are made when asked for, or
+		// in the background, so that a server answers without waiting
+		// for them (at 100,000 cases × 3 they are most of the work).
 		c := newCollector(nil, b.files, footer, next.renderer.StepsMarks())
 		later, err := next.renderer.RenderAllLater(in, c.emit)
 		if err != nil {

@@ -388,6 +388,9 @@ func logLine(ch changeSet, took time.Duration, out *outcome, err error, first, r
 	}
 	if first {
 		fmt.Fprintf(&b, ": %d files", out.files.len())
+		if later := out.files.len() - out.rendered; out.full && later > 0 {
+			fmt.Fprintf(&b, " (%d case pages made in the background)", later)
+		}
 		for i, d := range out.decisions {
 			sep := ", "
 			if i == 0 {
