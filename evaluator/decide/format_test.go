@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
@@ -62,6 +63,32 @@ func FuzzFormatNumber(f *testing.F) {
 		}
 		if got, want := FormatUSDNumber(n), FormatUSD(n.Rat()); got != want {
 			t.Fatalf("FormatUSDNumber(%q) = %q, FormatUSD gives %q", lit, got, want)
+		}
+	})
+}
+
+// BenchmarkFastPathFormatNumber writes latencies and costs as a large
+// case table does: /fast off their literals (FormatMSNumber and
+// FormatUSDNumber), /plain through exact fractions (see docs/design.md,
+// Fast paths).
+func BenchmarkFastPathFormatNumber(b *testing.B) {
+	var latencies, costs []suite.Number
+	for i := range 1000 {
+		latencies = append(latencies, suite.MustNumber(strconv.Itoa(800+i*7)))
+		costs = append(costs, suite.MustNumber("0.0"+strconv.Itoa(10000+i*13)))
+	}
+	b.Run("fast", func(b *testing.B) {
+		for b.Loop() {
+			for i := range latencies {
+				_, _ = FormatMSNumber(latencies[i]), FormatUSDNumber(costs[i])
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			for i := range latencies {
+				_, _ = FormatMS(latencies[i].Rat()), FormatUSD(costs[i].Rat())
+			}
 		}
 	})
 }

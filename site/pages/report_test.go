@@ -1,6 +1,7 @@
 package pages_test
 
 import (
+	"bytes"
 	"path/filepath"
 	"testing"
 
@@ -49,4 +50,40 @@ func TestReportsRenderInBlocksAsWhole(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkFastPathReportBlocks renders the release report of 10,000
+// generated cases × 3 after an edit of one line, as a live server does:
+// /fast with the blocks of the last rendering kept, /plain whole (see
+// docs/design.md, Fast paths).
+func BenchmarkFastPathReportBlocks(b *testing.B) {
+	data := filepath.Join(b.TempDir(), "data")
+	if err := gensuite.Write(filepath.Join("..", "..", "data"), data, 10000); err != nil {
+		b.Fatal(err)
+	}
+	in, err := site.Load(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	report := in.Release.Report()
+	edited := bytes.Replace(report, []byte("- pass `avg_cost_usd`"), []byte("- FAIL `avg_cost_usd`"), 1)
+	if bytes.Equal(edited, report) {
+		b.Fatal("the edit changes nothing")
+	}
+	versions := [][]byte{report, edited}
+	b.Run("fast", func(b *testing.B) {
+		kept := &pages.MarkdownBlocks{}
+		for i := 0; b.Loop(); i++ {
+			if _, err := pages.RenderMarkdownBlocks(versions[i%2], kept); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := pages.RenderMarkdown(versions[i%2], nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -142,7 +142,17 @@ func processCPU(tb testing.TB) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkSaveToServedByKind measures, on 10,000 cases × 3 snapshots,
+// benchCases is the size of the suites of the serve benchmarks by kind
+// of edit: 10,000 cases, or $RELEASEGATE_REBUILD_CASES.
+func benchCases() int {
+	if n, err := strconv.Atoi(os.Getenv("RELEASEGATE_REBUILD_CASES")); err == nil && n > 0 {
+		return n
+	}
+	return 10000
+}
+
+// BenchmarkSaveToServedByKind measures, on 10,000 cases × 3 snapshots
+// (or $RELEASEGATE_REBUILD_CASES),
 // the time from saving a file to the reload event of the page (the new
 // site is then served), for each kind of file an author edits, and the
 // server's resident memory: now (rss-MiB) and the most it ever held
@@ -150,7 +160,7 @@ func processCPU(tb testing.TB) time.Duration {
 // is the yardstick: on a busy machine compare ratios within one run.
 // Run it with -benchtime=10x for 10 saves of each kind.
 func BenchmarkSaveToServedByKind(b *testing.B) {
-	data := generateSuite(b, 10000)
+	data := generateSuite(b, benchCases())
 	started := time.Now()
 	ts := startServer(b, serverOptions{data: data, readyWithin: 20 * time.Minute})
 	b.Logf("first build: %s, RSS %d MiB", time.Since(started).Round(time.Millisecond), rssMiB(b, "VmRSS"))
@@ -317,11 +327,7 @@ func withCaseAdded(tb testing.TB, cases []byte) []byte {
 // 10,000 cases × 3 snapshots (or $RELEASEGATE_REBUILD_CASES), without the
 // debounce and the HTTP side.
 func BenchmarkRebuildByKind(b *testing.B) {
-	cases := 10000
-	if n, err := strconv.Atoi(os.Getenv("RELEASEGATE_REBUILD_CASES")); err == nil && n > 0 {
-		cases = n
-	}
-	data := generateSuite(b, cases)
+	data := generateSuite(b, benchCases())
 	bld := &builder{data: data, web: releasegate.Web(), newRenderer: siteRenderer}
 	if _, err := bld.build(changeSet{}); err != nil {
 		b.Fatal(err)

@@ -107,6 +107,7 @@ func (d decisionChange) String() string {
 // build applies ch (and whatever earlier failed builds left to do). On
 // error the last good build stays as it was.
 func (b *builder) build(ch changeSet) (*outcome, error) {
+	first := b.release == nil
 	todo := b.carry
 	todo.Merge(ch)
 	if b.release == nil {
@@ -118,7 +119,7 @@ func (b *builder) build(ch changeSet) (*outcome, error) {
 	out, next, err := b.try(todo)
 	if err != nil {
 		b.carry = todo
-		b.complete(b.files, false)
+		b.complete(b.files, false, false)
 		return nil, err
 	}
 	b.carry = changeSet{}
@@ -127,14 +128,18 @@ func (b *builder) build(ch changeSet) (*outcome, error) {
 	// garbage: on a large suite hundreds of MiB. They are returned, and
 	// the memory limit set to what the new site needs, once its pages
 	// are all made. A narrower rebuild leaves little garbage, which the
-	// limit keeps in check.
-	b.complete(out.files, out.full && b.fitMemory)
+	// limit keeps in check. The first build ran under a build's limit
+	// (see startMemoryLimit), which the site it left may not fit with
+	// room for a rebuild: that limit is fitted before the pages are made
+	// too.
+	b.complete(out.files, out.full && b.fitMemory, first && b.fitMemory)
 	return out, nil
 }
 
 // complete makes the pages files put off in the background, then fits
-// the memory limit if fit is set, or a full build before left it owed.
-func (b *builder) complete(files *siteFiles, fit bool) {
+// the memory limit if fit is set, or a full build before left it owed;
+// fitFirst fits it before the pages are made as well.
+func (b *builder) complete(files *siteFiles, fit, fitFirst bool) {
 	fit = fit || b.fitOwed
 	b.fitOwed = false
 	pending := files != nil && b.completeLater && files.pending() > 0
@@ -155,6 +160,9 @@ func (b *builder) complete(files *siteFiles, fit bool) {
 	}
 	go func() {
 		defer close(done)
+		if fitFirst && pending {
+			fitMemoryLimit()
+		}
 		if completed = !pending || files.complete(ctx); completed && fit {
 			fitMemoryLimit()
 		}

@@ -677,7 +677,7 @@ func TestPagesPutOffAreMadeInTheBackground(t *testing.T) {
 		t.Errorf("changed %v, %d files rendered at once", out.changed, out.rendered)
 	}
 	// Asked for while the rest are made.
-	b.complete(out.files, false)
+	b.complete(out.files, false, false)
 	var wg sync.WaitGroup
 	for _, name := range []string{"snapshots/candidate-v4/ER-007.html", "cases/ER-007.html", "snapshots/candidate-v3/ER-012.html"} {
 		wg.Go(func() {

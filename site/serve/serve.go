@@ -124,6 +124,7 @@ func run(ctx context.Context, cfg Config, newRenderer newRendererFunc) error {
 
 	if cfg.Watch {
 		defer keepMemoryLimit()()
+		startMemoryLimit()
 	}
 	s := &server{
 		builder: builder{data: cfg.Data, web: web, newRenderer: newRenderer, fitMemory: cfg.Watch, completeLater: cfg.Watch},
