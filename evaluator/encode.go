@@ -3,14 +3,13 @@ package evaluator
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"io"
 	"math"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/internal/jsonappend"
 )
 
 // The results files of a large suite run to tens of megabytes, so they are
@@ -328,51 +327,8 @@ func (e *encoder) float(f float64) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		panic("evaluator: results hold only finite numbers")
 	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	start := len(e.b)
-	e.b = strconv.AppendFloat(e.b, f, format, -1, 64)
-	if format == 'e' {
-		// Like encoding/json, write e-07 as e-7.
-		if n := len(e.b) - start; n >= 4 && e.b[len(e.b)-4] == 'e' && e.b[len(e.b)-3] == '-' && e.b[len(e.b)-2] == '0' {
-			e.b[len(e.b)-2] = e.b[len(e.b)-1]
-			e.b = e.b[:len(e.b)-1]
-		}
-	}
+	e.b = jsonappend.Float(e.b, f)
 }
 
-// str writes a JSON string. Plain text is copied as it is; anything that
-// needs escaping goes through encoding/json, so the two never disagree.
-func (e *encoder) str(s string) {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 || c == '"' || c == '\\' {
-				e.strSlow(s)
-				return
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			e.strSlow(s)
-			return
-		}
-		i += size
-	}
-	e.b = append(e.b, '"')
-	e.b = append(e.b, s...)
-	e.b = append(e.b, '"')
-}
-
-func (e *encoder) strSlow(s string) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s) // a string always encodes
-	e.b = append(e.b, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
-}
+// str writes a JSON string as encoding/json does without escaping HTML.
+func (e *encoder) str(s string) { e.b = jsonappend.String(e.b, s, false) }
