@@ -1,6 +1,9 @@
 package pages
 
 import (
+	"encoding/json"
+	"math/big"
+	"slices"
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
@@ -49,4 +52,56 @@ func FuzzLimitExceededBy(f *testing.F) {
 			t.Fatalf("%s over %s: %v, the exact comparison says %v", value, lim, got, want)
 		}
 	})
+}
+
+// overLimit must order the rows over a limit as sorting their exact
+// values does, largest first and ties in suite order, also where values
+// round to the same float64 or ParseFloat refuses them.
+func TestOverLimitOrdersExactly(t *testing.T) {
+	values := []string{"0.1", "0.10000000000000000001", "1e400", "5", "0.09999999999999999999", "5.0", "1e-400", "2e-400", "7"}
+	want := exactOverLimit(values)
+	if got := overLimitOf(values); !slices.Equal(got, want) {
+		t.Fatalf("order %v, the exact sort gives %v", got, want)
+	}
+}
+
+func FuzzOverLimit(f *testing.F) {
+	f.Add("0.1", "0.10000000000000000001", "1e400")
+	f.Add("5", "5.0", "1e-400")
+	f.Add("2e-400", "1e-400", "0")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		values := []string{a, b, c, a, c}
+		for _, v := range values {
+			// Every literal a row can hold: a JSON number, however large.
+			if _, ok := new(big.Rat).SetString(v); !ok || !json.Valid([]byte(v)) {
+				return
+			}
+		}
+		if got, want := overLimitOf(values), exactOverLimit(values); !slices.Equal(got, want) {
+			t.Fatalf("%q: order %v, the exact sort gives %v", values, got, want)
+		}
+	})
+}
+
+// overLimitOf puts every value over the limit and returns overLimit's order.
+func overLimitOf(values []string) []int {
+	rows := make([]CaseRow, len(values))
+	for i, v := range values {
+		rows[i].CostSort, rows[i].CostOver = Decimal(v), true
+	}
+	return overLimit(rows, func(r CaseRow) bool { return r.CostOver }, func(r CaseRow) string { return string(r.CostSort) })
+}
+
+// exactOverLimit sorts the positions of values by their exact fractions.
+func exactOverLimit(values []string) []int {
+	order := make([]int, len(values))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		x, _ := new(big.Rat).SetString(values[a])
+		y, _ := new(big.Rat).SetString(values[b])
+		return -x.Cmp(y)
+	})
+	return order
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -99,7 +100,7 @@ type CaseRow struct {
 // CaseFields are the fields of a case-table row that the page template
 // and the table script share. The template reads them by their Go
 // names, the script by their JSON names, which data/snapshots/<label>.js
-// lists once in its "fields" (rowTable): each JSON name is the Go name
+// lists once in its "fields" (appendRowTable): each JSON name is the Go name
 // with a lower-case first letter. The *Sort fields are the exact values
 // the table sorts by, empty (null in the data) without a measure.
 type CaseFields struct {
@@ -313,7 +314,7 @@ func (v *Model) caseRows(s *evaluator.Snapshot, root string) []CaseRow {
 	for i, c := range cases {
 		res := s.Result.Cases[i]
 		row := CaseRow{
-			ID: c.ID, Href: root + v.Paths.Result(s.Label(), i), Title: c.Title,
+			ID: c.ID, Href: v.Paths.resultFrom(root, s.Label(), i), Title: c.Title,
 			Severity: string(c.Severity), SeverityRank: SeverityRank(c.Severity),
 			// The table says what went wrong in words; the search also
 			// finds the codes and the details.
@@ -487,29 +488,36 @@ func overLimit(rows []CaseRow, over func(CaseRow) bool, value func(CaseRow) stri
 			picked = append(picked, i)
 		}
 	}
-	// Each value is read once: thousands of rows may be over a limit.
-	exact := make([]*big.Rat, len(rows))
+	// Each value is read once, as the nearest float64: thousands of rows
+	// may be over a limit. Rounding keeps order, so values whose floats
+	// differ are ordered by them, and only equal floats (or a literal
+	// ParseFloat refuses) are compared exactly (docs/design.md, Fast paths).
+	approx := make([]float64, len(rows))
+	parsed := make([]bool, len(rows))
 	for _, i := range picked {
-		if r, ok := new(big.Rat).SetString(value(rows[i])); ok {
-			exact[i] = r
+		f, err := strconv.ParseFloat(value(rows[i]), 64)
+		approx[i], parsed[i] = f, err == nil
+	}
+	// Ties are common (whole milliseconds repeat), and most are the same
+	// literal; the others are read into fractions once each.
+	exact := make([]*big.Rat, len(rows))
+	fraction := func(i int) *big.Rat {
+		if exact[i] == nil {
+			exact[i], _ = new(big.Rat).SetString(value(rows[i]))
 		}
+		return exact[i]
 	}
 	slices.SortStableFunc(picked, func(a, b int) int {
-		x, y := exact[a], exact[b]
-		if x == nil || y == nil {
-			return -cmpDecimal(value(rows[a]), value(rows[b]))
+		x, y := value(rows[a]), value(rows[b])
+		switch {
+		case parsed[a] && parsed[b] && approx[a] != approx[b]:
+			return -cmp.Compare(approx[a], approx[b])
+		case x == y:
+			return 0
+		case fraction(a) == nil || fraction(b) == nil:
+			return -cmp.Compare(x, y)
 		}
-		return -x.Cmp(y)
+		return -fraction(a).Cmp(fraction(b))
 	})
 	return picked
-}
-
-// cmpDecimal compares two non-negative decimal literals exactly.
-func cmpDecimal(a, b string) int {
-	x, okA := new(big.Rat).SetString(a)
-	y, okB := new(big.Rat).SetString(b)
-	if !okA || !okB {
-		return cmp.Compare(a, b)
-	}
-	return x.Cmp(y)
 }
