@@ -140,10 +140,27 @@ func (p ResultPaths) ResultPage(label string, i int) string {
 // Result is the link target of one result, with its anchor when it
 // shares a page: snapshots/<label>/p0001.html#<stem>.
 func (p ResultPaths) Result(label string, i int) string {
+	return p.resultFrom("", label, i)
+}
+
+// resultFrom is root + Result(label, i), made in one allocation: the
+// case table links every case of every snapshot.
+func (p ResultPaths) resultFrom(root, label string, i int) string {
 	if !p.Grouped() {
-		return DrilldownPath(label, p.Stems[i])
+		return root + DrilldownPath(label, p.Stems[i])
 	}
-	return ResultGroupPath(label, i/p.PerPage) + "#" + p.Stems[i]
+	var b strings.Builder
+	stem := p.Stems[i]
+	b.Grow(len(root) + len("snapshots/") + len(label) + len("/p0000.html#") + len(stem) + 4)
+	b.WriteString(root)
+	b.WriteString("snapshots/")
+	b.WriteString(label)
+	b.WriteByte('/')
+	var file [24]byte
+	b.Write(appendGroupFile(file[:0], i/p.PerPage))
+	b.WriteByte('#')
+	b.WriteString(stem)
+	return b.String()
 }
 
 // historyPage is the file holding the history of case i.
@@ -187,13 +204,21 @@ func HistoryGroupPath(g int) string { return "cases/" + GroupFile(g) }
 
 // GroupFile names the g-th (from 0) grouped page of a folder: p0001.html.
 // Links to results are made hundreds of thousands of times in a large
-// build, so this avoids fmt.
+// build, so this avoids fmt and makes one allocation.
 func GroupFile(g int) string {
-	n := strconv.Itoa(g + 1)
-	if len(n) < 4 {
-		n = "0000"[len(n):] + n
+	var file [24]byte
+	return string(appendGroupFile(file[:0], g))
+}
+
+// appendGroupFile appends GroupFile(g) to b.
+func appendGroupFile(b []byte, g int) []byte {
+	b = append(b, 'p')
+	n := g + 1
+	for pad := 1000; pad > 1 && n < pad; pad /= 10 {
+		b = append(b, '0')
 	}
-	return "p" + n + ".html"
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, ".html"...)
 }
 
 // idPrefix keeps the element ids of case i's result unique on a page
