@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -110,7 +109,12 @@ const (
 // and the data block. How the chart fits its box (label rotation and
 // truncation, zoom for many bars, resizing) is decided by site.js, which
 // knows the box's size.
-func RenderBar(spec BarSpec) (Chart, error) {
+func RenderBar(spec BarSpec) (Chart, error) { return renderBar(spec, true) }
+
+// renderBar is RenderBar; spliced says whether the arrays with a value
+// per bar are written by hand into the encoding of the rest (see
+// barDataBlock) or the whole is left to encoding/json.
+func renderBar(spec BarSpec, spliced bool) (Chart, error) {
 	if !chartID.MatchString(spec.ID) {
 		return Chart{}, fmt.Errorf("site: chart id %q must be letters, digits and _ only", spec.ID)
 	}
@@ -128,18 +132,76 @@ func RenderBar(spec BarSpec) (Chart, error) {
 		height = DefaultChartHeight
 	}
 	categories := make([]string, len(spec.Categories))
-	data := make([]opts.BarData, len(spec.Values))
 	for i := range spec.Categories {
 		categories[i] = ChartText(spec.Categories[i])
-		// The axis names the bars, and the series colours them: only
-		// bars over the limit carry a style of their own, which keeps the
-		// options of a 10,000-case chart small.
-		data[i] = opts.BarData{Value: spec.Values[i]}
-		if i < len(spec.Over) && spec.Over[i] {
-			data[i].ItemStyle = &opts.ItemStyle{Color: barOverColour}
+	}
+	cd := ChartData{Height: height}
+	if floor := spec.floor(); floor > 0 {
+		// The axis must reach every reference line, or echarts leaves
+		// the line out: a tenth above the highest, rounded.
+		cd.Floor = niceCeil(floor * 1.1)
+	}
+	keys := spec.LinkKeys
+	if keys == nil {
+		keys = spec.Categories
+	}
+	cd.Links, cd.LinkPrefix, cd.LinkSuffix, cd.Keys = compactLinks(spec.Links, keys)
+	if cd.Links != nil && spec.LinkPages > 0 {
+		if prefix, ok := groupedLinks(spec.Links, keys, spec.LinkPages); ok {
+			cd.Links, cd.LinkPrefix, cd.LinkPages, cd.Keys = nil, prefix, spec.LinkPages, keys
 		}
 	}
+	var block template.HTML
+	var assets []string
+	var err error
+	if spliced {
+		block, assets, err = barDataBlock(spec, cd, categories)
+	} else {
+		var bar *charts.Bar
+		bar, cd.Options = spec.options(categories, barItems(spec.Values, spec.Over))
+		assets = bar.JSAssets.Values
+		block, err = dataBlock(spec.ID+"-data", cd)
+	}
+	if err != nil {
+		return Chart{}, fmt.Errorf("site: chart %s: %w", spec.ID, err)
+	}
+	box := fmt.Sprintf(`<div class="chart-box" id="%s" data-chart="%s-data"></div>`, spec.ID, spec.ID)
+	return Chart{
+		ID:      spec.ID,
+		Element: template.HTML(box),
+		Script:  block,
+		Assets:  append([]string(nil), assets...),
+	}, nil
+}
 
+// barItems is a bar per value. The axis names the bars, and the series
+// colours them: only bars over the limit carry a style of their own,
+// which keeps the options of a 10,000-case chart small.
+func barItems(values []float64, over []bool) []opts.BarData {
+	data := make([]opts.BarData, len(values))
+	for i, v := range values {
+		data[i] = opts.BarData{Value: v}
+		if i < len(over) && over[i] {
+			data[i].ItemStyle = overStyle()
+		}
+	}
+	return data
+}
+
+// overStyle is how a bar over the limit is drawn.
+func overStyle() *opts.ItemStyle { return &opts.ItemStyle{Color: barOverColour} }
+
+// floor is the highest reference line's value, 0 without one.
+func (spec BarSpec) floor() float64 {
+	floor := 0.0
+	for _, l := range spec.Lines {
+		floor = math.Max(floor, l.Value)
+	}
+	return floor
+}
+
+// options builds the chart with go-echarts and returns it and its options.
+func (spec BarSpec) options(categories []string, data []opts.BarData) (*charts.Bar, map[string]any) {
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(
 		charts.WithInitializationOpts(opts.Initialization{ChartID: spec.ID, AssetsHost: spec.Root + EchartsDir}),
@@ -151,13 +213,11 @@ func RenderBar(spec BarSpec) (Chart, error) {
 		charts.WithXAxisOpts(opts.XAxis{Type: "category"}),
 	)
 	var lines []opts.MarkLineNameYAxisItem
-	floor := 0.0
 	for _, l := range spec.Lines {
 		// As a string the value escapes echarts' rounding of markLine
 		// positions to two decimals, which would move a cost limit of
 		// 0.025 to 0.03; echarts accepts strings there.
 		lines = append(lines, opts.MarkLineNameYAxisItem{Name: ChartText(l.Label), YAxis: strconv.FormatFloat(l.Value, 'g', -1, 64)})
-		floor = math.Max(floor, l.Value)
 	}
 	series := []charts.SeriesOpts{
 		charts.WithBarChartOpts(opts.BarChart{BarCategoryGap: "40%"}),
@@ -174,34 +234,7 @@ func RenderBar(spec BarSpec) (Chart, error) {
 	}
 	bar.SetXAxis(categories).AddSeries(ChartText(spec.AxisName), data, series...)
 	bar.Validate()
-
-	cd := ChartData{Options: bar.JSON(), Height: height}
-	if floor > 0 {
-		// The axis must reach every reference line, or echarts leaves
-		// the line out: a tenth above the highest, rounded.
-		cd.Floor = niceCeil(floor * 1.1)
-	}
-	keys := spec.LinkKeys
-	if keys == nil {
-		keys = spec.Categories
-	}
-	cd.Links, cd.LinkPrefix, cd.LinkSuffix, cd.Keys = compactLinks(spec.Links, keys)
-	if cd.Links != nil && spec.LinkPages > 0 {
-		if prefix, ok := groupedLinks(spec.Links, keys, spec.LinkPages); ok {
-			cd.Links, cd.LinkPrefix, cd.LinkPages, cd.Keys = nil, prefix, spec.LinkPages, keys
-		}
-	}
-	block, err := dataBlock(spec.ID+"-data", cd)
-	if err != nil {
-		return Chart{}, fmt.Errorf("site: chart %s: %w", spec.ID, err)
-	}
-	box := fmt.Sprintf(`<div class="chart-box" id="%s" data-chart="%s-data"></div>`, spec.ID, spec.ID)
-	return Chart{
-		ID:      spec.ID,
-		Element: template.HTML(box),
-		Script:  block,
-		Assets:  append([]string(nil), bar.JSAssets.Values...),
-	}, nil
+	return bar, bar.JSON()
 }
 
 // compactLinks writes the links of the bars as a prefix and a suffix
@@ -234,8 +267,15 @@ func groupedLinks(links, keys []string, per int) (prefix string, ok bool) {
 		return "", false
 	}
 	prefix = links[0][:strings.LastIndex(links[0], "/")+1]
+	var file string
 	for i := range links {
-		if links[i] != prefix+GroupFile(i/per)+"#"+keys[i] {
+		if i%per == 0 {
+			file = GroupFile(i/per) + "#"
+		}
+		// links[i] == prefix+file+keys[i], without making that string.
+		l := links[i]
+		if len(l) != len(prefix)+len(file)+len(keys[i]) || !strings.HasPrefix(l, prefix) ||
+			l[len(prefix):len(prefix)+len(file)] != file || l[len(prefix)+len(file):] != keys[i] {
 			return "", false
 		}
 	}
@@ -250,7 +290,7 @@ func dataBlock(id string, v any) (template.HTML, error) {
 	if err != nil {
 		return "", err
 	}
-	if bytes.ContainsAny(body, "<>&") {
+	if breaksOut(body) {
 		// Unreachable with encoding/json; kept as a guard for the page.
 		return "", fmt.Errorf("options would break out of their data block")
 	}
