@@ -3,12 +3,14 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
+	"github.com/releasegate/releasegate/internal/jsonappend"
 	"github.com/releasegate/releasegate/site/pages"
 )
 
@@ -22,11 +24,16 @@ import (
 // releasegateData[key]. encoding/json escapes <, > and &, and U+2028 and
 // U+2029, so no data can end the script or the string it sits in.
 func dataScript(key string, value any) ([]byte, error) {
-	k, err := json.Marshal(key)
+	v, err := json.Marshal(value)
 	if err != nil {
 		return nil, err
 	}
-	v, err := json.Marshal(value)
+	return dataScriptOf(key, v)
+}
+
+// dataScriptOf wraps the encoded JSON value v as dataScript does.
+func dataScriptOf(key string, v []byte) ([]byte, error) {
+	k, err := json.Marshal(key)
 	if err != nil {
 		return nil, err
 	}
@@ -223,6 +230,8 @@ const (
 	rowValue   rowKind = iota // as encoding/json writes it
 	rowBool                   // 1 or 0
 	rowDecimal                // a pages.Decimal: a JSON string, or null when empty
+	rowString                 // a JSON string
+	rowStrings                // a JSON array of strings, or null when nil
 )
 
 // caseFields are the fields of CaseFields in order, named by their JSON
@@ -234,65 +243,90 @@ var caseFields = func() []rowField {
 	for i := range out {
 		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
 		out[i] = rowField{name: name, index: i, omitEmpty: opts == "omitempty"}
-		switch t.Field(i).Type {
-		case reflect.TypeFor[bool]():
+		switch typ := t.Field(i).Type; {
+		case typ == reflect.TypeFor[bool]():
 			out[i].kind = rowBool
-		case reflect.TypeFor[pages.Decimal]():
+		case typ == reflect.TypeFor[pages.Decimal]():
 			out[i].kind = rowDecimal
+		case typ.Kind() == reflect.String:
+			out[i].kind = rowString
+		case typ.Kind() == reflect.Slice && typ.Elem().Kind() == reflect.String:
+			out[i].kind = rowStrings
 		}
 	}
 	return out
 }()
 
-// rowTable is the case rows of data/snapshots/<label>.js, written as
-// {"fields":[names],"rows":[[values]...]}: each row an array of its
-// values in the order of fields, which is compact for thousands of rows
-// and lets the script read each value by name. A bool is written as 1 or
-// 0; a row ends before its trailing empty fields that omit empties (the
-// trials, without trials), which the script reads as null. The rows are
-// encoded in one json.Marshal of plain values (see rowValues), as fast as
-// the positional rows were (BenchmarkTrialDataScripts).
-type rowTable struct {
-	Fields []string `json:"fields"`
-	Rows   [][]any  `json:"rows"`
-}
-
-func newRowTable(rows []pages.CaseFields) rowTable {
-	t := rowTable{Fields: make([]string, len(caseFields)), Rows: make([][]any, len(rows))}
+// appendRowTable appends the case rows of data/snapshots/<label>.js,
+// written as {"fields":[names],"rows":[[values]...]}: each row an array
+// of its values in the order of fields, which is compact for thousands of
+// rows and lets the script read each value by name. A bool is written as
+// 1 or 0; a row ends before its trailing empty fields that omit empties
+// (the trials, without trials), which the script reads as null. The
+// values are appended by hand: json.Marshal of the same rows as []any
+// took 6× the time (BenchmarkFastPathRowTable, docs/design.md).
+func appendRowTable(b []byte, rows []pages.CaseFields) ([]byte, error) {
+	b = append(b, `{"fields":[`...)
 	for i, f := range caseFields {
-		t.Fields[i] = f.name
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonappend.String(b, f.name, true)
 	}
+	b = append(b, `],"rows":[`...)
 	for i := range rows {
-		t.Rows[i] = rowValues(reflect.ValueOf(&rows[i]).Elem())
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendRow(b, reflect.ValueOf(&rows[i]).Elem()); err != nil {
+			return nil, err
+		}
 	}
-	return t
+	return append(b, "]}"...), nil
 }
 
-// rowValues are one row's values, in the order of caseFields.
-func rowValues(row reflect.Value) []any {
+// appendRow appends one row's values, in the order of caseFields.
+func appendRow(b []byte, row reflect.Value) ([]byte, error) {
 	n := len(caseFields)
 	for n > 0 && caseFields[n-1].omitEmpty && row.Field(caseFields[n-1].index).IsZero() {
 		n--
 	}
-	out := make([]any, n)
+	b = append(b, '[')
 	for i, f := range caseFields[:n] {
+		if i > 0 {
+			b = append(b, ',')
+		}
 		v := row.Field(f.index)
 		switch {
 		case f.kind == rowBool && v.Bool():
-			out[i] = 1
+			b = append(b, '1')
 		case f.kind == rowBool:
-			out[i] = 0
+			b = append(b, '0')
 		case f.kind == rowDecimal && v.String() == "":
-			out[i] = nil
-		case f.kind == rowDecimal:
-			// A plain string: the Decimal's MarshalJSON, called for
-			// each value, is a third of the file's encoding.
-			out[i] = v.String()
+			b = append(b, "null"...)
+		case f.kind == rowDecimal || f.kind == rowString:
+			b = jsonappend.String(b, v.String(), true)
+		case f.kind == rowStrings && v.IsNil():
+			b = append(b, "null"...)
+		case f.kind == rowStrings:
+			b = append(b, '[')
+			for j := range v.Len() {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = jsonappend.String(b, v.Index(j).String(), true)
+			}
+			b = append(b, ']')
 		default:
-			out[i] = v.Interface()
+			value, err := json.Marshal(v.Interface())
+			if err != nil {
+				return nil, fmt.Errorf("case row field %s: %w", f.name, err)
+			}
+			b = append(b, value...)
 		}
 	}
-	return out
+	return append(b, ']'), nil
 }
 
 // SnapshotData is data/snapshots/<label>.js: every row of a case table
@@ -303,5 +337,9 @@ func (v *View) SnapshotData(s *evaluator.Snapshot) ([]byte, error) {
 	for i := range rows {
 		fields[i] = rows[i].CaseFields
 	}
-	return dataScript("snapshot:"+s.Label(), newRowTable(fields))
+	table, err := appendRowTable(make([]byte, 0, 128*len(fields)), fields)
+	if err != nil {
+		return nil, err
+	}
+	return dataScriptOf("snapshot:"+s.Label(), table)
 }

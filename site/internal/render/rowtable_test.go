@@ -27,7 +27,7 @@ func TestCaseFieldNames(t *testing.T) {
 			t.Errorf("field %s is written as %q, want %q", goName, f.name, want)
 		}
 	}
-	b, err := json.Marshal(newRowTable(nil))
+	b, err := appendRowTable(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,11 @@ func TestRowTableRows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := dataScript("snapshot:s", newRowTable([]pages.CaseFields{tt.row}))
+			table, err := appendRowTable(nil, []pages.CaseFields{tt.row})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := dataScriptOf("snapshot:s", table)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,35 +98,121 @@ func TestRowTableRows(t *testing.T) {
 	}
 }
 
-// TestRowValuesAsTheFieldsMarshal holds the row encoder's shortcuts to
-// what encoding/json writes for each field, but for bools (1 or 0).
-func TestRowValuesAsTheFieldsMarshal(t *testing.T) {
+// The rows appended by hand are the bytes encoding/json writes for the
+// same values as []any (rowTable, the way they were written before).
+func TestRowTableAsEncodingJSON(t *testing.T) {
 	rows := []pages.CaseFields{
-		{Passed: true, Codes: "wrong tool", Search: "<&>", Latency: "1 s", LatencySort: "1000.000000", Cost: "$1", CostSort: "1", Trials: pages.RowTrials{"", "-"}},
+		{Passed: true, Codes: "wrong tool", Search: "<&> \"q\" \u2028 \xff", Latency: "1 s", LatencySort: "1000.000000", Cost: "$1", CostSort: "1", Trials: pages.RowTrials{"", "-"}},
 		{Latency: "no output", Cost: "no output"},
+		{Latency: "x", Cost: "y", Trials: pages.RowTrials{}},
 	}
-	for _, row := range rows {
-		values := rowValues(reflect.ValueOf(&row).Elem())
-		field := reflect.ValueOf(row)
-		for i, v := range values {
-			got, err := json.Marshal(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f := caseFields[i]
-			if f.kind == rowBool {
-				if want := map[bool]string{true: "1", false: "0"}[field.Field(f.index).Bool()]; string(got) != want {
-					t.Errorf("%s: %s, want %s", f.name, got, want)
-				}
-				continue
-			}
-			want, err := json.Marshal(field.Field(f.index).Interface())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("%s: %s, want %s", f.name, got, want)
-			}
+	for i := range rows {
+		checkRowTable(t, rows[:i])
+	}
+	checkRowTable(t, rows)
+	for _, f := range caseFields {
+		if f.kind == rowValue {
+			t.Errorf("field %s is written by encoding/json: give its type a kind", f.name)
 		}
 	}
+}
+
+func FuzzRowTable(f *testing.F) {
+	f.Add(true, "codes <b>", "search & \"", "1,200 ms", "1200.5", "$0.01", "0.01", "tool_args", 2)
+	f.Add(false, "\xff", "\u2028", "", "", "", "", "", 0)
+	f.Fuzz(func(t *testing.T, passed bool, codes, search, latency, latencySort, cost, costSort, trial string, trials int) {
+		row := pages.CaseFields{Passed: passed, Codes: codes, Search: search, Latency: latency, LatencySort: pages.Decimal(latencySort),
+			LatencyOver: !passed, Cost: cost, CostSort: pages.Decimal(costSort), CostOver: passed}
+		for range trials % 4 {
+			row.Trials = append(row.Trials, trial)
+		}
+		checkRowTable(t, []pages.CaseFields{row, {}, row})
+	})
+}
+
+func checkRowTable(t *testing.T, rows []pages.CaseFields) {
+	t.Helper()
+	got, err := appendRowTable(nil, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(newRowTable(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("rows written as\n%s\nencoding/json writes\n%s", got, want)
+	}
+}
+
+// BenchmarkFastPathRowTable writes the case table data of 100,000 rows
+// by hand ("appended") and through json.Marshal ("marshal"), in turn.
+//
+//	go test ./site/internal/render -run '^$' -bench FastPathRowTable -benchmem -count 5
+func BenchmarkFastPathRowTable(b *testing.B) {
+	rows := make([]pages.CaseFields, 100_000)
+	for i := range rows {
+		rows[i] = pages.CaseFields{Passed: i%7 != 0, Latency: "1,200 ms", LatencySort: "1200", Cost: "USD 0.0125", CostSort: "0.0125", LatencyOver: i%50 == 0}
+		if !rows[i].Passed {
+			rows[i].Codes, rows[i].Search = "wrong decision", "decision_mismatch expected approve, got escalate"
+		}
+	}
+	b.Run("marshal", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := json.Marshal(newRowTable(rows)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("appended", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := appendRowTable(make([]byte, 0, 128*len(rows)), rows); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// rowTable is how the rows were written before appendRowTable: one
+// json.Marshal of plain values, a Decimal as its string or nil. It is
+// the reference appendRowTable is held to.
+type rowTable struct {
+	Fields []string `json:"fields"`
+	Rows   [][]any  `json:"rows"`
+}
+
+func newRowTable(rows []pages.CaseFields) rowTable {
+	t := rowTable{Fields: make([]string, len(caseFields)), Rows: make([][]any, len(rows))}
+	for i, f := range caseFields {
+		t.Fields[i] = f.name
+	}
+	for i := range rows {
+		t.Rows[i] = rowValues(reflect.ValueOf(&rows[i]).Elem())
+	}
+	return t
+}
+
+// rowValues are one row's values, in the order of caseFields.
+func rowValues(row reflect.Value) []any {
+	n := len(caseFields)
+	for n > 0 && caseFields[n-1].omitEmpty && row.Field(caseFields[n-1].index).IsZero() {
+		n--
+	}
+	out := make([]any, n)
+	for i, f := range caseFields[:n] {
+		v := row.Field(f.index)
+		switch {
+		case f.kind == rowBool && v.Bool():
+			out[i] = 1
+		case f.kind == rowBool:
+			out[i] = 0
+		case f.kind == rowDecimal && v.String() == "":
+			out[i] = nil
+		case f.kind == rowDecimal:
+			out[i] = v.String()
+		default:
+			out[i] = v.Interface()
+		}
+	}
+	return out
 }
