@@ -91,8 +91,8 @@ func TestSplicedChartJSONNeedsEachMarkerOnce(t *testing.T) {
 }
 
 // BenchmarkFastPathBarChart draws a snapshot's latency chart of 100,000
-// cases on grouped pages, its arrays written by hand ("spliced") and by
-// encoding/json ("whole"), in turn.
+// cases on grouped pages, its arrays written by hand ("fast") and by
+// encoding/json ("plain"), in turn.
 //
 //	go test ./site/pages -run '^$' -bench FastPathBarChart -benchmem -count 5
 func BenchmarkFastPathBarChart(b *testing.B) {
@@ -110,7 +110,7 @@ func BenchmarkFastPathBarChart(b *testing.B) {
 	for _, way := range []struct {
 		name    string
 		spliced bool
-	}{{"whole", false}, {"spliced", true}} {
+	}{{"plain", false}, {"fast", true}} {
 		b.Run(way.name, func(b *testing.B) {
 			for b.Loop() {
 				if _, err := renderBar(spec, way.spliced); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
@@ -104,4 +105,35 @@ func exactOverLimit(values []string) []int {
 		return -x.Cmp(y)
 	})
 	return order
+}
+
+// BenchmarkFastPathOverLimit orders 100,000 outputs over a cost limit,
+// with the values repeating as whole cents do: by their floats, going to
+// fractions for equal floats of different literals ("fast"), and by their
+// fractions, each read once ("plain").
+//
+//	go test ./site/pages -run '^$' -bench FastPathOverLimit -benchmem -count 5
+func BenchmarkFastPathOverLimit(b *testing.B) {
+	values := make([]string, 100_000)
+	for i := range values {
+		values[i] = strconv.Itoa(300+i*7919%2900) + ".5"
+	}
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			exact := make([]*big.Rat, len(values))
+			for i, v := range values {
+				exact[i], _ = new(big.Rat).SetString(v)
+			}
+			order := make([]int, len(values))
+			for i := range order {
+				order[i] = i
+			}
+			slices.SortStableFunc(order, func(a, b int) int { return -exact[a].Cmp(exact[b]) })
+		}
+	})
+	b.Run("fast", func(b *testing.B) {
+		for b.Loop() {
+			overLimitOf(values)
+		}
+	})
 }

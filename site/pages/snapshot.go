@@ -492,32 +492,56 @@ func overLimit(rows []CaseRow, over func(CaseRow) bool, value func(CaseRow) stri
 	// may be over a limit. Rounding keeps order, so values whose floats
 	// differ are ordered by them, and only equal floats (or a literal
 	// ParseFloat refuses) are compared exactly (docs/design.md, Fast paths).
-	approx := make([]float64, len(rows))
-	parsed := make([]bool, len(rows))
-	for _, i := range picked {
-		f, err := strconv.ParseFloat(value(rows[i]), 64)
-		approx[i], parsed[i] = f, err == nil
+	values := make([]overValue, len(picked))
+	order := make([]*overValue, len(picked))
+	for k, i := range picked {
+		v := &values[k]
+		v.row, v.literal = i, value(rows[i])
+		f, err := strconv.ParseFloat(v.literal, 64)
+		v.approx, v.parsed = f, err == nil
+		order[k] = v
 	}
-	// Ties are common (whole milliseconds repeat), and most are the same
-	// literal; the others are read into fractions once each.
-	exact := make([]*big.Rat, len(rows))
-	fraction := func(i int) *big.Rat {
-		if exact[i] == nil {
-			exact[i], _ = new(big.Rat).SetString(value(rows[i]))
+	// Ties go in suite order by position, which lets the sort be the
+	// faster unstable one.
+	slices.SortFunc(order, func(a, b *overValue) int {
+		if c := a.cmp(b); c != 0 {
+			return -c
 		}
-		return exact[i]
-	}
-	slices.SortStableFunc(picked, func(a, b int) int {
-		x, y := value(rows[a]), value(rows[b])
-		switch {
-		case parsed[a] && parsed[b] && approx[a] != approx[b]:
-			return -cmp.Compare(approx[a], approx[b])
-		case x == y:
-			return 0
-		case fraction(a) == nil || fraction(b) == nil:
-			return -cmp.Compare(x, y)
-		}
-		return -fraction(a).Cmp(fraction(b))
+		return cmp.Compare(a.row, b.row)
 	})
+	for k, v := range order {
+		picked[k] = v.row
+	}
 	return picked
+}
+
+// overValue is a row's value over a limit, as overLimit sorts it.
+type overValue struct {
+	row     int
+	literal string
+	approx  float64
+	parsed  bool     // approx is the literal's nearest float64
+	exact   *big.Rat // read when needed, nil before and if unreadable
+}
+
+// cmp compares two values exactly. Ties are common (whole milliseconds
+// repeat), and most are the same literal; the others are read into
+// fractions once each.
+func (a *overValue) cmp(b *overValue) int {
+	switch {
+	case a.parsed && b.parsed && a.approx != b.approx:
+		return cmp.Compare(a.approx, b.approx)
+	case a.literal == b.literal:
+		return 0
+	case a.fraction() == nil || b.fraction() == nil:
+		return cmp.Compare(a.literal, b.literal)
+	}
+	return a.fraction().Cmp(b.fraction())
+}
+
+func (a *overValue) fraction() *big.Rat {
+	if a.exact == nil {
+		a.exact, _ = new(big.Rat).SetString(a.literal)
+	}
+	return a.exact
 }
