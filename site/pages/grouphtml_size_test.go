@@ -1,0 +1,62 @@
+package pages_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/releasegate/releasegate/evaluator/gensuite"
+	"github.com/releasegate/releasegate/site"
+	"github.com/releasegate/releasegate/site/pages"
+)
+
+// TestGroupHTMLSize checks that the buffer of a grouped page's parts is
+// made large enough at once, and not much larger, on the sample, every
+// example and generated suites with and without trials.
+func TestGroupHTMLSize(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("..", "..", "examples", "*", "gate.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, gate := range dirs {
+		dirs[i] = filepath.Dir(gate)
+	}
+	sample := filepath.Join("..", "..", "data")
+	generated := filepath.Join(t.TempDir(), "generated")
+	if err := gensuite.Write(sample, generated, 300); err != nil {
+		t.Fatal(err)
+	}
+	trials := filepath.Join(t.TempDir(), "trials")
+	if err := gensuite.WriteTrials(sample, trials, 300, 3); err != nil {
+		t.Fatal(err)
+	}
+	dirs = append(dirs, sample, generated, trials)
+	check := func(dir, page string, hint, size int) {
+		t.Helper()
+		t.Logf("%s: %s: %d bytes for %d written (%.2f)", dir, page, hint, size, float64(hint)/float64(size))
+		if hint < size || hint > size+size/4+1024 {
+			t.Errorf("%s: %s: %d bytes made for %d written", dir, page, hint, size)
+		}
+	}
+	for _, dir := range dirs {
+		in, err := site.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.GroupAbove = 1
+		m, err := pages.NewModel(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(in.Release.Suite.Cases)
+		for _, s := range in.Release.Snapshots {
+			for g := range m.Paths.ResultGroups(n) {
+				p := m.ResultGroupPage(s, g)
+				check(dir, pages.ResultGroupPath(s.Label(), g), pages.PartsSize(p), len(p.PartsHTML()))
+			}
+		}
+		for g := range m.Paths.HistoryGroups(n) {
+			p := m.HistoryGroupPage(g)
+			check(dir, pages.HistoryGroupPath(g), pages.RowsSize(p), len(p.RowsHTML()))
+		}
+	}
+}
