@@ -33,6 +33,14 @@ type CaseResult struct {
 	Failures     []judge.Failure `json:"failures"`
 }
 
+// Equal reports whether c and d are the same result, as
+// reflect.DeepEqual would (no failures differs from an empty list).
+func (c *CaseResult) Equal(d *CaseResult) bool {
+	return c.CaseID == d.CaseID && c.Severity == d.Severity && c.Passed == d.Passed &&
+		c.Trials == d.Trials && c.TrialsPassed == d.TrialsPassed &&
+		(c.Failures == nil) == (d.Failures == nil) && slices.Equal(c.Failures, d.Failures)
+}
+
 // MarshalJSON writes c as its results file does: trials and
 // trials_passed both appear with trials (trials_passed even when 0) and
 // neither without.

@@ -553,11 +553,11 @@ func changedPositions(before, after *evaluator.Snapshot) []int {
 // after: what its drilldown and history row show of a snapshot.
 func sameJudging(before *evaluator.Snapshot, j int, after *evaluator.Snapshot, i int) bool {
 	if len(before.TrialOutputs) != len(after.TrialOutputs) ||
-		!reflect.DeepEqual(before.Outputs[j], after.Outputs[i]) || !reflect.DeepEqual(before.Result.Cases[j], after.Result.Cases[i]) {
+		!before.Outputs[j].Equal(after.Outputs[i]) || !before.Result.Cases[j].Equal(&after.Result.Cases[i]) {
 		return false
 	}
 	for t := range before.TrialOutputs {
-		if !reflect.DeepEqual(before.TrialOutputs[t][j], after.TrialOutputs[t][i]) {
+		if !before.TrialOutputs[t][j].Equal(after.TrialOutputs[t][i]) {
 			return false
 		}
 	}

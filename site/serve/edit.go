@@ -126,7 +126,7 @@ func sameVerdicts(a, b suite.Gate) bool {
 func sameCase(a, b *suite.Case) bool {
 	x, y := *a, *b
 	x.Line, y.Line = 0, 0
-	return reflect.DeepEqual(x, y)
+	return x.Equal(&y)
 }
 
 // sameCheck reports whether two checks of one citation judge and show it
@@ -276,7 +276,7 @@ func verdictsMoved(before, after *evaluator.Snapshot, redo []int) bool {
 		return true
 	}
 	for _, i := range redo {
-		if !reflect.DeepEqual(before.Result.Cases[i], after.Result.Cases[i]) {
+		if !before.Result.Cases[i].Equal(&after.Result.Cases[i]) {
 			return true
 		}
 	}
