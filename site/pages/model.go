@@ -34,6 +34,12 @@ type Model struct {
 		once sync.Once
 		text []byte
 	}
+	// citedBy is the cases citing each rule, made once for the pages
+	// that show it (see citations).
+	citedBy struct {
+		once  sync.Once
+		cases map[string][]CaseLink
+	}
 }
 
 // Report is RELEASE_REPORT.md, written once for the file and its page:
@@ -62,7 +68,13 @@ func NewModel(in *Input) (*Model, error) {
 		seen[s.Label()] = true
 		info.Labels = append(info.Labels, s.Label())
 	}
-	return &Model{In: in, Info: info, Paths: NewResultPaths(CaseIDs(rel.Suite.Cases), len(rel.Snapshots), in.GroupAbove)}, nil
+	ids := CaseIDs(rel.Suite.Cases)
+	paths, ok := in.Paths.reuse(ids, len(rel.Snapshots), in.GroupAbove)
+	if !ok {
+		paths = NewResultPaths(ids, len(rel.Snapshots), in.GroupAbove)
+		in.Paths.keep(ids, len(rel.Snapshots), in.GroupAbove, paths)
+	}
+	return &Model{In: in, Info: info, Paths: paths}, nil
 }
 
 // CaseIDs lists the ids of cases, in order.

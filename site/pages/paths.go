@@ -176,7 +176,16 @@ func (p ResultPaths) History(i int) string {
 	if !p.Grouped() {
 		return HistoryPath(p.Stems[i])
 	}
-	return HistoryGroupPath(i/p.HistoryPerPage) + "#" + p.Stems[i]
+	// One allocation: the policy page links every case citing a rule.
+	var b strings.Builder
+	stem := p.Stems[i]
+	b.Grow(len("cases/p0000.html#") + len(stem) + 4)
+	b.WriteString("cases/")
+	var file [24]byte
+	b.Write(appendGroupFile(file[:0], i/p.HistoryPerPage))
+	b.WriteByte('#')
+	b.WriteString(stem)
+	return b.String()
 }
 
 // ResultGroups is the number of grouped result pages per snapshot.

@@ -36,6 +36,11 @@ func TestResultLinks(t *testing.T) {
 			t.Errorf("grouped Result %d: %q, want %q", i, got, want)
 		}
 	}
+	for i, want := range []string{"cases/p0001.html#case-1", "cases/p0001.html#case-2", "cases/p0002.html#case-3"} {
+		if got := grouped.History(i); got != want {
+			t.Errorf("grouped history %d: %q, want %q", i, got, want)
+		}
+	}
 	own := ResultPaths{Stems: stems}
 	if got, want := own.resultFrom("../", "v2", 3), "../"+DrilldownPath("v2", "case-4"); got != want {
 		t.Errorf("own page: %q, want %q", got, want)
@@ -61,4 +66,30 @@ func TestGroupedLinks(t *testing.T) {
 			t.Errorf("groupedLinks accepted %q", bad)
 		}
 	}
+}
+
+// Kept paths are used only for the same ids, snapshots and grouping.
+func TestPathsKept(t *testing.T) {
+	var k PathsKept
+	ids := []string{"a", "b"}
+	if _, ok := k.reuse(ids, 3, 0); ok {
+		t.Fatal("nothing kept, yet reused")
+	}
+	k.keep(ids, 3, 0, NewResultPaths(ids, 3, 0))
+	if p, ok := k.reuse([]string{"a", "b"}, 3, 0); !ok || p.Stems[1] != "b" {
+		t.Fatalf("the same ids: %v, %v", p, ok)
+	}
+	for _, other := range []struct {
+		ids          []string
+		snaps, group int
+	}{{[]string{"a", "c"}, 3, 0}, {[]string{"a"}, 3, 0}, {ids, 2, 0}, {ids, 3, 1}} {
+		if _, ok := k.reuse(other.ids, other.snaps, other.group); ok {
+			t.Errorf("reused for %v", other)
+		}
+	}
+	var none *PathsKept
+	if _, ok := none.reuse(ids, 3, 0); ok {
+		t.Error("a nil PathsKept reused paths")
+	}
+	none.keep(ids, 3, 0, ResultPaths{}) // must not panic
 }

@@ -31,14 +31,21 @@ type RuleRow struct {
 
 // citations maps each current rule id to the cases whose expectations
 // cite it, in suite order, linked from a page at the site root.
+//
+// It is made once per model: the overview, the handoff and the policy
+// page each show it, and at 100,000 cases it is 100,000 links. Callers
+// must not change it.
 func (v *Model) citations() map[string][]CaseLink {
-	by := map[string][]CaseLink{}
-	for i, c := range v.In.Release.Suite.Cases {
-		for _, id := range dedupe(c.Expected.Citations) {
-			by[id] = append(by[id], CaseLink{ID: c.ID, Href: v.Paths.History(i)})
+	v.citedBy.once.Do(func() {
+		by := map[string][]CaseLink{}
+		for i, c := range v.In.Release.Suite.Cases {
+			for _, id := range dedupe(c.Expected.Citations) {
+				by[id] = append(by[id], CaseLink{ID: c.ID, Href: v.Paths.History(i)})
+			}
 		}
-	}
-	return by
+		v.citedBy.cases = by
+	})
+	return v.citedBy.cases
 }
 
 // PolicyPage builds policy.html.

@@ -58,6 +58,8 @@ type builder struct {
 	// reportBlocks keeps the release report page's blocks from one
 	// rebuild to the next (see pages.MarkdownBlocks).
 	reportBlocks *pages.MarkdownBlocks
+	// paths keeps the result paths from one rebuild to the next.
+	paths *pages.PathsKept
 
 	// carry holds the changes of failed builds: they still need doing.
 	carry changeSet
@@ -337,7 +339,10 @@ func (r *rebuild) renderSite() (*collector, error) {
 	if next.reportBlocks == nil {
 		next.reportBlocks = &pages.MarkdownBlocks{}
 	}
-	in := &site.Input{Release: next.release, Handoff: next.handoff, ReportBlocks: next.reportBlocks}
+	if next.paths == nil {
+		next.paths = &pages.PathsKept{}
+	}
+	in := &site.Input{Release: next.release, Handoff: next.handoff, ReportBlocks: next.reportBlocks, Paths: next.paths}
 	// Every page's footer names the suite's inputs by their hashes. The
 	// site keeps it apart from the pages, so an edit of the suite renders
 	// only the pages whose content it changes; one of the navigation (a
