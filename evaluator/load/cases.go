@@ -177,6 +177,10 @@ type caseParser struct {
 	decisions suite.Vocabulary
 	// keepInput keeps each case's input as written; only pages show it.
 	keepInput bool
+	// lines, when set, remembers each line's case, and known are the
+	// cases it remembered from the reading before (see CaseLines).
+	lines *CaseLines
+	known map[lineKey]*suite.Case
 }
 
 // Cases parses a whole cases.jsonl from r: each line must satisfy the
@@ -184,9 +188,19 @@ type caseParser struct {
 // every expected citation must be a rule of the policy. Each case's input
 // is kept only when keepInputs is set. Lines are parsed on all cores.
 func Cases(file string, r io.Reader, schema *CaseSchema, policy *suite.Policy, keepInputs bool) ([]*suite.Case, error) {
-	p := &caseParser{file: file, schema: schema, policy: policy, keepInput: keepInputs}
+	return casesRemembered(file, r, schema, policy, keepInputs, nil, "")
+}
+
+// casesRemembered is Cases taking from lines, when not nil, the cases of
+// the lines it read before with the schema of hash schemaSHA256, and
+// remembering this reading's.
+func casesRemembered(file string, r io.Reader, schema *CaseSchema, policy *suite.Policy, keepInputs bool, lines *CaseLines, schemaSHA256 string) ([]*suite.Case, error) {
+	p := &caseParser{file: file, schema: schema, policy: policy, keepInput: keepInputs, lines: lines}
 	if schema != nil {
 		p.decisions = schema.Decisions
+	}
+	if lines != nil {
+		p.known = lines.begin(schemaSHA256, keepInputs)
 	}
 	cases, err := parseLines(newLineReader(file, r), p.parse)
 	if err != nil {
@@ -211,6 +225,23 @@ func Cases(file string, r io.Reader, schema *CaseSchema, policy *suite.Policy, k
 // parse reads one case line: a valid, well-formed line straight into its
 // Case (quickCase), any other through parseTree.
 func (p *caseParser) parse(d *jsonDecoder, text []byte, line int) (*suite.Case, error) {
+	if p.lines == nil {
+		return p.parseLine(d, text, line)
+	}
+	k := p.lines.key(text)
+	c, ok := p.reuse(k, line)
+	if !ok {
+		var err error
+		if c, err = p.parseLine(d, text, line); err != nil {
+			return nil, err
+		}
+	}
+	p.lines.remember(k, c)
+	return c, nil
+}
+
+// parseLine parses one case line, as parse does without CaseLines.
+func (p *caseParser) parseLine(d *jsonDecoder, text []byte, line int) (*suite.Case, error) {
 	if d.valid(text) {
 		if c, ok := p.quickCase(d, text, line); ok {
 			return c, nil

@@ -54,6 +54,9 @@ type Options struct {
 	// Gates are the gates gate.json is read for; nil reads
 	// decide.DefaultGates.
 	Gates decide.Gates
+	// CaseLines, when set, keeps the cases of each reading by their
+	// lines, so that the next reading parses only the lines that changed.
+	CaseLines *CaseLines
 }
 
 // Suite reads the policy, schema, thresholds and cases of the data folder
@@ -87,7 +90,7 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 			return nil, err
 		}
 	}
-	schemaSrc, _, err := read(schemaPath, MaxDocumentBytes)
+	schemaSrc, schemaSum, err := read(schemaPath, MaxDocumentBytes)
 	if err != nil {
 		return nil, missingFile(err, schemaPath)
 	}
@@ -114,7 +117,7 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 	}
 	defer casesFile.Close()
 	h := sha256.New()
-	cases, err := Cases(casesPath, io.TeeReader(casesFile, h), schema, policy, opts.KeepInputs)
+	cases, err := casesRemembered(casesPath, io.TeeReader(casesFile, h), schema, policy, opts.KeepInputs, opts.CaseLines, schemaSum)
 	if err != nil {
 		return nil, caseProblems(err, dir, casesPath, opts.CasesPath != "", schema, policy)
 	}

@@ -60,6 +60,9 @@ type builder struct {
 	reportBlocks *pages.MarkdownBlocks
 	// paths keeps the result paths from one rebuild to the next.
 	paths *pages.PathsKept
+	// caseLines keeps the cases by their lines from one reading of the
+	// suite to the next (see load.CaseLines).
+	caseLines *load.CaseLines
 
 	// carry holds the changes of failed builds: they still need doing.
 	carry changeSet
@@ -311,7 +314,11 @@ func (r *rebuild) editedSuite() (*suite.Suite, error) {
 	if len(r.ch.Edited) == 1 && r.ch.Edited[load.GateFile] {
 		return withGate(r.old.data, r.old.release.Suite, r.old.release.Specs())
 	}
-	return load.Suite(r.old.data, load.Options{KeepInputs: true, Gates: r.old.release.Specs()})
+	if r.old.caseLines == nil {
+		r.old.caseLines = load.NewCaseLines()
+	}
+	r.next.caseLines = r.old.caseLines
+	return load.Suite(r.old.data, load.Options{KeepInputs: true, Gates: r.old.release.Specs(), CaseLines: r.old.caseLines})
 }
 
 // readHandoff reads HANDOFF.md again when it changed.
