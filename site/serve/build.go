@@ -354,7 +354,7 @@ func (r *rebuild) renderSite() (*collector, error) {
 	// site keeps it apart from the pages, so an edit of the suite renders
 	// only the pages whose content it changes; one of the navigation (a
 	// snapshot's order, the handoff page appearing) renders them all.
-	r.full = r.full || !render.SameFrame(&site.Input{Release: b.release, Handoff: b.handoff}, in)
+	r.full = r.full || !render.SameFrame(&site.Input{Release: b.release, Handoff: b.handoff, Paths: next.paths}, in)
 	footer, err := next.renderer.Footer(in)
 	if err != nil {
 		return nil, err
@@ -397,6 +397,7 @@ func (r *rebuild) renderParts(c *collector, in *site.Input) error {
 		old, ok := b.files.get(releaseReport)
 		parts.SameReport = ok && bytes.Equal(old, next.release.Report())
 	}
+	parts.SamePolicy = samePolicyPage(b.release.Suite, next.release.Suite)
 	if len(parts.Snapshots) > 0 || len(ch.Edited) > 0 || ch.Handoff {
 		// Empty parts, as after an edit of HANDOFF.md alone, still
 		// render the pages about no one case or snapshot.
@@ -558,6 +559,17 @@ func changedPositions(before, after *evaluator.Snapshot) []int {
 		}
 	}
 	return at
+}
+
+// samePolicyPage reports whether policy.html would be rendered as it was
+// for before: the same POLICY.md, and the same cases in the same order
+// citing the same rules (the page lists, for each rule, the cases citing
+// it, linked to their histories).
+func samePolicyPage(before, after *suite.Suite) bool {
+	return before.PolicySHA256 == after.PolicySHA256 && (before.Policy == nil) == (after.Policy == nil) &&
+		slices.EqualFunc(before.Cases, after.Cases, func(a, b *suite.Case) bool {
+			return a.ID == b.ID && slices.Equal(a.Expected.Citations, b.Expected.Citations)
+		})
 }
 
 // sameJudging reports whether the case at position j of before has the

@@ -63,7 +63,8 @@ func TestOneSnapshotIsEvaluatedAndRenderedAlone(t *testing.T) {
 	// Only the snapshot's own pages, and those of the cases whose outputs
 	// went missing.
 	missing := []string{"ER-007", "ER-008", "ER-009", "ER-010", "ER-011", "ER-012"}
-	wantParts := render.Parts{Snapshots: []string{"candidate-v3"}, Tables: []string{"candidate-v3"}, Drilldowns: map[string][]string{"candidate-v3": missing}, Histories: missing, Before: before}
+	// Neither the policy nor any case changed: the policy page stays.
+	wantParts := render.Parts{Snapshots: []string{"candidate-v3"}, Tables: []string{"candidate-v3"}, Drilldowns: map[string][]string{"candidate-v3": missing}, Histories: missing, SamePolicy: true, Before: before}
 	all := calls.allRendered()
 	parts := calls.partsRendered()
 	if len(parts) == 1 {
@@ -235,11 +236,13 @@ func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
 	}{
 		{"thresholds", "gate.json", func([]byte) []byte {
 			return []byte(`{"min_pass_rate": 0.5, "max_critical_failures": 3, "max_p95_latency_ms": 9000, "max_avg_cost_usd": 0.05}`)
-		}, render.Parts{Snapshots: labels, Tables: labels, Drilldowns: each()}},
+			// The policy page lists no threshold: it stays.
+		}, render.Parts{Snapshots: labels, Tables: labels, Drilldowns: each(), SamePolicy: true}},
 		{"one case's title", "cases.jsonl", func(src []byte) []byte {
 			return bytes.Replace(src, []byte(`"case_id": "ER-006", "title": "`), []byte(`"case_id": "ER-006", "title": "Edited: `), 1)
-			// The release report names no title: it stays.
-		}, render.Parts{Snapshots: labels, Drilldowns: each("ER-006"), Histories: []string{"ER-006"}, SameReport: true}},
+			// The release report names no title, the policy page only
+			// the ids citing each rule: both stay.
+		}, render.Parts{Snapshots: labels, Drilldowns: each("ER-006"), Histories: []string{"ER-006"}, SameReport: true, SamePolicy: true}},
 		{"a rule's title", "POLICY.md", func(src []byte) []byte {
 			return bytes.Replace(src, []byte("§3.1 Finance escalation"), []byte("§3.1 Escalation to finance"), 1)
 		}, render.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
@@ -619,9 +622,14 @@ func TestFooterOnlyChangesRenderNoPageBody(t *testing.T) {
 				t.Fatalf("the footer did not change (changed %v)", out.changed)
 			}
 			// The shared files are rendered again, and nothing else; the
-			// release report and its page stay too.
-			if out.rendered != shared-2 {
-				t.Errorf("rendered %d files, want the %d shared ones but the report", out.rendered, shared-2)
+			// release report and its page stay too, and the policy page
+			// when the policy is the same.
+			want := shared - 2
+			if tc.file != load.PolicyFile {
+				want--
+			}
+			if out.rendered != want {
+				t.Errorf("rendered %d files, want the %d shared ones but the report and (for the same policy) policy.html", out.rendered, want)
 			}
 			for name, f := range b.files.files {
 				old := before.files[name]
@@ -700,5 +708,40 @@ func waitForPages(t *testing.T, files *siteFiles) {
 	}
 	if n := files.pending(); n > 0 {
 		t.Fatalf("%d pages still put off", n)
+	}
+}
+
+// The policy page is rendered again when a case cites other rules, and
+// left as it was when a case changes otherwise.
+func TestPolicyPageFollowsCitations(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		from, to string
+		same     bool
+	}{
+		{"citations", `"citations": ["ER-2026.10 §2.1", "ER-2026.10 §4.2"]`, `"citations": ["ER-2026.10 §2.1"]`, false},
+		{"title", `"case_id": "ER-001", "title": "`, `"case_id": "ER-001", "title": "Edited: `, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nr, calls := fakeRenderers()
+			b, data := newTestBuilder(t, nr)
+			p := filepath.Join(data, load.CasesFile)
+			src, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := bytes.Replace(src, []byte(tc.from), []byte(tc.to), 1)
+			if bytes.Equal(edited, src) {
+				t.Fatal("the edit changes nothing")
+			}
+			writeFile(t, p, edited)
+			if _, err := b.build(batchOf(change{Kind: suiteChanged, Name: load.CasesFile})); err != nil {
+				t.Fatal(err)
+			}
+			rendered := calls.partsRendered()
+			if len(rendered) != 1 || rendered[0].SamePolicy != tc.same {
+				t.Fatalf("parts %+v, want one call with SamePolicy %v", rendered, tc.same)
+			}
+		})
 	}
 }

@@ -55,6 +55,11 @@ type Parts struct {
 	// It holds no title or description, so most edits of the suite leave
 	// it as it was, and its page is among the costliest to render.
 	SameReport bool
+	// SamePolicy says that POLICY.md and what policy.html shows of the
+	// cases (their ids, in order, and the rules each cites) are those the
+	// site was last rendered with: the policy page is left out. With the
+	// frame the same (SameFrame), nothing else reaches it.
+	SamePolicy bool
 	// Before, when set, is the release the site was last rendered from;
 	// SameFrame must hold for the two. Cases may have come, gone or
 	// moved since. The drilldowns whose links to the previous, the next
@@ -158,7 +163,10 @@ type partsPlan struct {
 // but for the release report when the edit left it as it was.
 func (p *partsPlan) sharedJobs() {
 	for _, j := range p.r.sharedOwnJobs(p.v) {
-		if !p.parts.SameReport || j.path != pages.ReportPath && j.path != pages.ReportPagePath {
+		switch {
+		case p.parts.SameReport && (j.path == pages.ReportPath || j.path == pages.ReportPagePath):
+		case p.parts.SamePolicy && j.path == pages.PolicyPath:
+		default:
 			p.jobs = append(p.jobs, j)
 		}
 	}
