@@ -200,9 +200,8 @@ func (v *Model) SnapshotPage(s *evaluator.Snapshot) (*SnapshotPage, error) {
 		p.ResultPages = append(p.ResultPages, NavLink{Href: root + ResultGroupPath(label, g), Text: cases[first].ID + " to " + cases[last].ID})
 	}
 	p.CasesTotal = len(rows)
-	p.Cases = failuresFirst(rows)
-	if len(p.Cases) > TableRowsInHTML {
-		p.Cases = p.Cases[:TableRowsInHTML]
+	p.Cases = failuresFirst(rows, TableRowsInHTML)
+	if len(rows) > TableRowsInHTML {
 		p.RowsSrc = root + CasesDataPath + " " + root + SnapshotDataPath(label)
 	}
 	// The rows loaded from the data files carry the trials too, so a
@@ -382,14 +381,18 @@ func (l limit) exceededBy(n suite.Number) bool {
 	return n.Rat().Cmp(l.exact) > 0
 }
 
-// failuresFirst orders rows as the case table shows them by default:
-// failing cases first, each group in suite order.
-func failuresFirst(rows []CaseRow) []CaseRow {
-	out := make([]CaseRow, 0, len(rows))
+// failuresFirst is the first n rows as the case table shows them by
+// default: failing cases first, each group in suite order. The page
+// holds only so many; the rest are loaded from the data files.
+func failuresFirst(rows []CaseRow, n int) []CaseRow {
+	out := make([]CaseRow, 0, min(n, len(rows)))
 	for _, failing := range []bool{true, false} {
-		for _, r := range rows {
-			if (r.Verdict.Class == failVerdict.Class) == failing {
-				out = append(out, r)
+		for i := range rows {
+			if len(out) == n {
+				return out
+			}
+			if (rows[i].Verdict.Class == failVerdict.Class) == failing {
+				out = append(out, rows[i])
 			}
 		}
 	}
