@@ -12,6 +12,24 @@ import (
 type Job struct {
 	path string
 	Make func(w *bytes.Buffer) error
+	// Made, when set instead of Make, makes the file's bytes in a slice
+	// of their own, which Run hands to emit as they are: a results file
+	// or a case table's data of a large snapshot is tens of megabytes,
+	// and copying it into a buffer and out again cost as much as making
+	// it.
+	Made func() ([]byte, error)
+}
+
+// bufferMake is the job's Make, or its Made writing into the buffer.
+func (j Job) bufferMake() func(w *bytes.Buffer) error {
+	if j.Made == nil {
+		return j.Make
+	}
+	return func(w *bytes.Buffer) error {
+		b, err := j.Made()
+		w.Write(b)
+		return err
+	}
 }
 
 // pageJob renders the page that build makes with the template set name.
@@ -42,16 +60,22 @@ func FileJob(p string, make func() []byte) Job {
 	}}
 }
 
-// dataJob publishes a data script made when the job runs.
+// dataJob publishes a data script made when the job runs, in a slice of
+// its own.
 func dataJob(p string, make func() ([]byte, error)) Job {
-	return Job{path: p, Make: func(w *bytes.Buffer) error {
+	return Job{path: p, Made: func() ([]byte, error) {
 		b, err := make()
 		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
+			return nil, fmt.Errorf("%s: %w", p, err)
 		}
-		w.Write(b)
-		return nil
+		return b, nil
 	}}
+}
+
+// resultsJob publishes a snapshot's results file, encoded when the job
+// runs into a slice of its own.
+func resultsJob(s *evaluator.Snapshot) Job {
+	return Job{path: pages.ResultsPath(s.Label()), Made: func() ([]byte, error) { return s.JSON(), nil }}
 }
 
 // resultJobs are the pages of a snapshot's results: a drilldown per case,
@@ -89,7 +113,7 @@ func (r *Renderer) historyJobs(v *View) []Job {
 func (r *Renderer) snapshotOwnJobs(v *View, s *evaluator.Snapshot) []Job {
 	return []Job{
 		pageJob(r, v, pages.SnapshotPath(s.Label()), "snapshot", func() (*pages.SnapshotPage, error) { return v.SnapshotPage(s) }),
-		FileJob(pages.ResultsPath(s.Label()), s.JSON),
+		resultsJob(s),
 		dataJob(pages.SnapshotDataPath(s.Label()), func() ([]byte, error) { return v.SnapshotData(s) }),
 	}
 }

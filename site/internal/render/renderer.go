@@ -128,7 +128,7 @@ func laters(jobs []Job, want map[string]bool) []Later {
 	out := make([]Later, 0, len(jobs))
 	for _, j := range jobs {
 		if want == nil || want[j.path] {
-			out = append(out, Later{Path: j.path, make: j.Make})
+			out = append(out, Later{Path: j.path, make: j.bufferMake()})
 		}
 	}
 	return out

@@ -22,10 +22,12 @@ type RunOptions struct {
 	Progress func(done, total int)
 }
 
-// made is one file on its way to emit.
+// made is one file on its way to emit: in a pooled buffer, or, from a
+// job's Made, in data of its own.
 type made struct {
 	index int
 	buf   *bytes.Buffer
+	data  []byte
 }
 
 // Run makes every job on GOMAXPROCS workers and hands each file to emit.
@@ -49,10 +51,13 @@ func (r *Renderer) Run(jobs []Job, emit Emit, opts RunOptions) error {
 	}
 	// deliver hands a made file to emit and recycles its buffer.
 	deliver := func(f made) {
-		defer r.buffers.Put(f.buf)
-		data := f.buf.Bytes()
-		if !opts.Reuse {
-			data = bytes.Clone(data)
+		data := f.data
+		if f.buf != nil {
+			defer r.buffers.Put(f.buf)
+			data = f.buf.Bytes()
+			if !opts.Reuse {
+				data = bytes.Clone(data)
+			}
 		}
 		if err := emit(jobs[f.index].path, data); err != nil {
 			fail(f.index, fmt.Errorf("site: %s: %w", jobs[f.index].path, err))
@@ -71,7 +76,9 @@ func (r *Renderer) Run(jobs []Job, emit Emit, opts RunOptions) error {
 			writing.Go(func() {
 				for f := range toWriter {
 					if failed.Load() {
-						r.buffers.Put(f.buf)
+						if f.buf != nil {
+							r.buffers.Put(f.buf)
+						}
 						continue
 					}
 					deliver(f)
@@ -86,18 +93,17 @@ func (r *Renderer) Run(jobs []Job, emit Emit, opts RunOptions) error {
 				if i >= len(jobs) {
 					return
 				}
-				b := r.buffer()
-				if err := jobs[i].Make(b); err != nil {
-					r.buffers.Put(b)
+				f, err := r.make(i, jobs[i])
+				if err != nil {
 					fail(i, err)
 					return
 				}
 				if toWriter != nil {
-					toWriter <- made{i, b}
+					toWriter <- f
 					continue
 				}
 				emitMu.Lock()
-				deliver(made{i, b})
+				deliver(f)
 				emitMu.Unlock()
 			}
 		})
@@ -108,6 +114,20 @@ func (r *Renderer) Run(jobs []Job, emit Emit, opts RunOptions) error {
 		writing.Wait()
 	}
 	return firstError(errs)
+}
+
+// make runs job i into a pooled buffer, or into data of its own.
+func (r *Renderer) make(i int, job Job) (made, error) {
+	if job.Made != nil {
+		data, err := job.Made()
+		return made{index: i, data: data}, err
+	}
+	b := r.buffer()
+	if err := job.Make(b); err != nil {
+		r.buffers.Put(b)
+		return made{}, err
+	}
+	return made{index: i, buf: b}, nil
 }
 
 func firstError(errs []error) error {
