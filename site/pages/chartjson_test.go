@@ -12,7 +12,7 @@ import (
 // exponent form, and text that encoding/json escapes.
 func barSpecs() map[string]BarSpec {
 	ids := []string{"GEN-000001", "GEN-000002", "case <3> & \"q\"", "ünïcode", "bad\xffutf8", "line\u2028sep", "\x00bar-keys", "tab\tnew\nline"}
-	values := []float64{620, 0, 1e-7, 2.5e21, 0.0125, -0, 123456789.125, 1e20}
+	values := []float64{620, 0, 1e-7, 2.5e21, 0.0125, math.Copysign(0, -1), 123456789.125, 1e20}
 	over := []bool{false, true, false, true}
 	own := make([]string, len(ids))
 	grouped := make([]string, len(ids))
@@ -64,7 +64,7 @@ func TestBarDataBlockAsEncodingJSON(t *testing.T) {
 
 func FuzzBarDataBlock(f *testing.F) {
 	f.Add("GEN-1", "x<y>&z", 620.5, 1e-9, true, "limit")
-	f.Add("\x00bar-keys", "\xff", 1e21, -0.0, false, "\x00bar-values")
+	f.Add("\x00bar-keys", "\xff", 1e21, math.Copysign(0, -1), false, "\x00bar-values")
 	f.Fuzz(func(t *testing.T, a, b string, x, y float64, over bool, label string) {
 		spec := BarSpec{
 			ID: "f", Categories: []string{a, b, a}, Values: []float64{x, y, x}, Over: []bool{over, !over},
