@@ -149,15 +149,24 @@ func (p ResultPaths) resultFrom(root, label string, i int) string {
 	if !p.Grouped() {
 		return root + DrilldownPath(label, p.Stems[i])
 	}
+	return groupedLink(i/p.PerPage, p.Stems[i], root, "snapshots/", label, "/")
+}
+
+// groupedLink is the link to stem's anchor on the g-th grouped page of
+// the folder the parts of folder name, made in one allocation: a large
+// site's pages link every case.
+func groupedLink(g int, stem string, folder ...string) string {
+	n := len("p0000.html#") + len(stem) + 4
+	for _, f := range folder {
+		n += len(f)
+	}
 	var b strings.Builder
-	stem := p.Stems[i]
-	b.Grow(len(root) + len("snapshots/") + len(label) + len("/p0000.html#") + len(stem) + 4)
-	b.WriteString(root)
-	b.WriteString("snapshots/")
-	b.WriteString(label)
-	b.WriteByte('/')
+	b.Grow(n)
+	for _, f := range folder {
+		b.WriteString(f)
+	}
 	var file [24]byte
-	b.Write(appendGroupFile(file[:0], i/p.PerPage))
+	b.Write(appendGroupFile(file[:0], g))
 	b.WriteByte('#')
 	b.WriteString(stem)
 	return b.String()
@@ -176,16 +185,7 @@ func (p ResultPaths) History(i int) string {
 	if !p.Grouped() {
 		return HistoryPath(p.Stems[i])
 	}
-	// One allocation: the policy page links every case citing a rule.
-	var b strings.Builder
-	stem := p.Stems[i]
-	b.Grow(len("cases/p0000.html#") + len(stem) + 4)
-	b.WriteString("cases/")
-	var file [24]byte
-	b.Write(appendGroupFile(file[:0], i/p.HistoryPerPage))
-	b.WriteByte('#')
-	b.WriteString(stem)
-	return b.String()
+	return groupedLink(i/p.HistoryPerPage, p.Stems[i], "cases/")
 }
 
 // ResultGroups is the number of grouped result pages per snapshot.
