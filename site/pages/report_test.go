@@ -57,14 +57,7 @@ func TestReportsRenderInBlocksAsWhole(t *testing.T) {
 // /fast with the blocks of the last rendering kept, /plain whole (see
 // docs/design.md, Fast paths).
 func BenchmarkFastPathReportBlocks(b *testing.B) {
-	data := filepath.Join(b.TempDir(), "data")
-	if err := gensuite.Write(filepath.Join("..", "..", "data"), data, 10000); err != nil {
-		b.Fatal(err)
-	}
-	in, err := site.Load(data)
-	if err != nil {
-		b.Fatal(err)
-	}
+	in := loadGenerated(b, 10000)
 	report := in.Release.Report()
 	edited := bytes.Replace(report, []byte("- pass `avg_cost_usd`"), []byte("- FAIL `avg_cost_usd`"), 1)
 	if bytes.Equal(edited, report) {

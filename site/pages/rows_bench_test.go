@@ -13,14 +13,7 @@ import (
 // cases in each of the sample's three snapshots, which every snapshot
 // page and its table data start from (see docs/design.md, Fast paths).
 func BenchmarkSnapshotRows(b *testing.B) {
-	data := filepath.Join(b.TempDir(), "data")
-	if err := gensuite.Write(filepath.Join("..", "..", "data"), data, 10000); err != nil {
-		b.Fatal(err)
-	}
-	in, err := site.Load(data)
-	if err != nil {
-		b.Fatal(err)
-	}
+	in := loadGenerated(b, 10000)
 	rows := 0
 	for b.Loop() {
 		// A model of its own each time: it keeps a snapshot's rows until
@@ -35,4 +28,19 @@ func BenchmarkSnapshotRows(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// loadGenerated loads a suite of n cases generated from the sample, in
+// each of its three snapshots.
+func loadGenerated(tb testing.TB, n int) *site.Input {
+	tb.Helper()
+	data := filepath.Join(tb.TempDir(), "data")
+	if err := gensuite.Write(filepath.Join("..", "..", "data"), data, n); err != nil {
+		tb.Fatal(err)
+	}
+	in, err := site.Load(data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return in
 }
