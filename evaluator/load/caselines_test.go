@@ -76,7 +76,9 @@ func TestCaseLinesReadAsFresh(t *testing.T) {
 			cases[i] = cases[i][:len(cases[i])/2]
 			return cases
 		}},
-		{"restore cases", func([][]byte) [][]byte { return bytes.Split(bytes.TrimSuffix(original[CasesFile], []byte("\n")), []byte("\n")) }},
+		{"restore cases", func([][]byte) [][]byte {
+			return bytes.Split(bytes.TrimSuffix(original[CasesFile], []byte("\n")), []byte("\n"))
+		}},
 		{"rename a rule", func(cases [][]byte) [][]byte {
 			write(PolicyFile, bytes.Replace(original[PolicyFile], []byte("§2.1 Ordinary"), []byte("§2.9 Ordinary"), 1))
 			return cases
