@@ -314,11 +314,12 @@ func (r *rebuild) editedSuite() (*suite.Suite, error) {
 	if len(r.ch.Edited) == 1 && r.ch.Edited[load.GateFile] {
 		return withGate(r.old.data, r.old.release.Suite, r.old.release.Specs())
 	}
-	if r.old.caseLines == nil {
-		r.old.caseLines = load.NewCaseLines()
+	lines := r.old.caseLines
+	if lines == nil {
+		lines = load.NewCaseLines()
 	}
-	r.next.caseLines = r.old.caseLines
-	return load.Suite(r.old.data, load.Options{KeepInputs: true, Gates: r.old.release.Specs(), CaseLines: r.old.caseLines})
+	r.next.caseLines = lines
+	return load.Suite(r.old.data, load.Options{KeepInputs: true, Gates: r.old.release.Specs(), CaseLines: lines})
 }
 
 // readHandoff reads HANDOFF.md again when it changed.

@@ -160,7 +160,8 @@ type partsPlan struct {
 }
 
 // sharedJobs adds the pages that are not about one case or one snapshot,
-// but for the release report when the edit left it as it was.
+// but for the release report and the policy page when the edit left them
+// as they were.
 func (p *partsPlan) sharedJobs() {
 	for _, j := range p.r.sharedOwnJobs(p.v) {
 		switch {
