@@ -623,31 +623,31 @@ func (w *htmlWriter) int(n int) {
 // invalid UTF-8 included, is written as it is. Going byte by byte gives
 // the same as html/template's rune by rune: every byte it replaces is
 // ASCII, and no byte of a multi-byte or invalid sequence is.
-func (w *htmlWriter) text(s string) {
+func (w *htmlWriter) text(s string) { w.escape(s, &textRefs) }
+
+// textRefs and elementRefs are what text and elementText write for each
+// byte they replace; "" keeps the byte.
+var (
+	textRefs    = refTable(map[byte]string{0: "\uFFFD", '"': "&#34;", '&': "&amp;", '\'': "&#39;", '+': "&#43;", '<': "&lt;", '>': "&gt;"})
+	elementRefs = refTable(map[byte]string{'&': "&amp;", '<': "&lt;", '>': "&gt;"})
+)
+
+func refTable(refs map[byte]string) (t [256]string) {
+	for c, ref := range refs {
+		t[c] = ref
+	}
+	return t
+}
+
+// escape writes s with each byte that refs replaces replaced.
+func (w *htmlWriter) escape(s string, refs *[256]string) {
 	last := 0
 	for i := 0; i < len(s); i++ {
-		var ref string
-		switch s[i] {
-		case 0:
-			ref = "\uFFFD"
-		case '"':
-			ref = "&#34;"
-		case '&':
-			ref = "&amp;"
-		case '\'':
-			ref = "&#39;"
-		case '+':
-			ref = "&#43;"
-		case '<':
-			ref = "&lt;"
-		case '>':
-			ref = "&gt;"
-		default:
-			continue
+		if ref := refs[s[i]]; ref != "" {
+			w.WriteString(s[last:i])
+			w.WriteString(ref)
+			last = i + 1
 		}
-		w.WriteString(s[last:i])
-		w.WriteString(ref)
-		last = i + 1
 	}
 	w.WriteString(s[last:])
 }
@@ -718,23 +718,4 @@ func isHexDigit(c byte) bool {
 // elementText writes s as the text of an element escaping only &, < and
 // >, as InputText and RawText do: a grouped page shows thousands of
 // inputs and outputs, where quotes need no escaping.
-func (w *htmlWriter) elementText(s string) {
-	last := 0
-	for i := 0; i < len(s); i++ {
-		var ref string
-		switch s[i] {
-		case '&':
-			ref = "&amp;"
-		case '<':
-			ref = "&lt;"
-		case '>':
-			ref = "&gt;"
-		default:
-			continue
-		}
-		w.WriteString(s[last:i])
-		w.WriteString(ref)
-		last = i + 1
-	}
-	w.WriteString(s[last:])
-}
+func (w *htmlWriter) elementText(s string) { w.escape(s, &elementRefs) }
