@@ -22,39 +22,60 @@ type MarkdownBlocks struct {
 // RenderMarkdownBlocks is RenderMarkdown(src, nil), with the HTML of each
 // block kept in kept (which may be nil) and taken from it when the block
 // is unchanged. A document that cannot be cut into blocks safely (see
-// markdownBlocks) is rendered whole.
+// markdownBlocks) is rendered whole. A large table is rendered a row at a
+// time (tableCells), kept or not.
 func RenderMarkdownBlocks(src []byte, kept *MarkdownBlocks) (markdownDoc, error) {
 	blocks, ok := markdownBlocks(src)
-	if kept == nil || !ok {
+	if !ok {
 		return RenderMarkdown(src, nil)
 	}
-	kept.mu.Lock()
-	defer kept.mu.Unlock()
+	var last map[string][]byte
+	if kept != nil {
+		kept.mu.Lock()
+		defer kept.mu.Unlock()
+		last = kept.html
+	}
 	md := newConverter()
 	used := map[string]bool{}
-	next := make(map[string][]byte, len(blocks))
+	var next map[string][]byte
+	if kept != nil {
+		next = make(map[string][]byte, len(blocks))
+	}
 	var out bytes.Buffer
 	out.Grow(len(src) * 3 / 2)
 	var hasH1 bool
+	var tables tableCells
 	for _, block := range blocks {
-		if h, ok := kept.html[string(block)]; ok {
+		if h, ok := last[string(block)]; ok {
 			next[string(block)] = h
 			out.Write(h)
 			continue
 		}
 		start := out.Len()
-		hs, err := convertInto(&out, md, block, nil, used)
+		table, err := tables.render(&out, md, block)
 		if err != nil {
 			return markdownDoc{}, err
 		}
-		hasH1 = hasH1 || hasTop(hs)
-		// A heading's anchor depends on the anchors before it: a block
-		// with a heading is rendered every time (in a report, a line).
-		if len(hs) == 0 {
+		if !table {
+			hs, err := convertInto(&out, md, block, nil, used)
+			if err != nil {
+				return markdownDoc{}, err
+			}
+			hasH1 = hasH1 || hasTop(hs)
+			// A heading's anchor depends on the anchors before it: a
+			// block with a heading is rendered every time (in a report,
+			// a line).
+			if len(hs) > 0 {
+				continue
+			}
+		}
+		if next != nil {
 			next[string(block)] = bytes.Clone(out.Bytes()[start:])
 		}
 	}
-	kept.html = next
+	if kept != nil {
+		kept.html = next
+	}
 	// Safe as in convert: goldmark wrote every byte.
 	return markdownDoc{Body: template.HTML(wrapTables(out.String())), HasH1: hasH1}, nil
 }

@@ -80,3 +80,25 @@ func BenchmarkFastPathReportBlocks(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkFastPathReportTables renders the release report of 10,000
+// generated cases × 3 once, as a build does: /fast with its failure
+// tables a row at a time, /plain whole by goldmark (see docs/design.md,
+// Fast paths).
+func BenchmarkFastPathReportTables(b *testing.B) {
+	report := loadGenerated(b, 10000).Release.Report()
+	b.Run("fast", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := pages.RenderMarkdownBlocks(report, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := pages.RenderMarkdown(report, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
