@@ -7,9 +7,3 @@ func CutIntoBlocks(src []byte) (blocks int, ok bool) {
 	return len(bs), ok
 }
 
-// PartsSize and RowsSize let the external tests check the size a grouped
-// page's parts are written into.
-func PartsSize(p *ResultGroupPage) int { return p.partsSize() }
-
-// RowsSize is PartsSize for a grouped history page's rows.
-func RowsSize(p *HistoryGroupPage) int { return p.rowsSize() }

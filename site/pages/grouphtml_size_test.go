@@ -1,6 +1,7 @@
 package pages_test
 
 import (
+	"bytes"
 	"path/filepath"
 	"testing"
 
@@ -51,12 +52,19 @@ func TestGroupHTMLSize(t *testing.T) {
 		for _, s := range in.Release.Snapshots {
 			for g := range m.Paths.ResultGroups(n) {
 				p := m.ResultGroupPage(s, g)
-				check(dir, pages.ResultGroupPath(s.Label(), g), pages.PartsSize(p), len(p.PartsHTML()))
+				check(dir, pages.ResultGroupPath(s.Label(), g), p.SplicedSize(), spliced(p))
 			}
 		}
 		for g := range m.Paths.HistoryGroups(n) {
 			p := m.HistoryGroupPage(g)
-			check(dir, pages.HistoryGroupPath(g), pages.RowsSize(p), len(p.RowsHTML()))
+			check(dir, pages.HistoryGroupPath(g), p.SplicedSize(), spliced(p))
 		}
 	}
+}
+
+// spliced is the length of what p writes where its template marks.
+func spliced(p pages.Spliced) int {
+	var b bytes.Buffer
+	p.WriteSpliced(&b)
+	return b.Len()
 }

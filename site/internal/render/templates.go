@@ -69,9 +69,29 @@ func (r *Renderer) Execute(w *bytes.Buffer, name string, data any) error {
 	if name == notFoundTemplate {
 		entry = notFoundTemplate
 	}
+	start := w.Len()
 	if err := r.templates[name].ExecuteTemplate(w, entry, data); err != nil {
 		return fmt.Errorf("site: templates/%s.html: %w", name, err)
 	}
+	if s, ok := data.(pages.Spliced); ok {
+		return splice(w, start, s, name)
+	}
+	return nil
+}
+
+// splice writes the parts of s where the page that starts at start in
+// w holds pages.SpliceMark.
+func splice(w *bytes.Buffer, start int, s pages.Spliced, name string) error {
+	at := bytes.Index(w.Bytes()[start:], []byte(pages.SpliceMark))
+	if at < 0 {
+		return fmt.Errorf("site: templates/%s.html writes no place for the page's parts (.Splice)", name)
+	}
+	at += start
+	tail := bytes.Clone(w.Bytes()[at+len(pages.SpliceMark):])
+	w.Truncate(at)
+	w.Grow(s.SplicedSize() + len(tail))
+	s.WriteSpliced(w)
+	w.Write(tail)
 	return nil
 }
 
