@@ -6,4 +6,3 @@ func CutIntoBlocks(src []byte) (blocks int, ok bool) {
 	bs, ok := markdownBlocks(src)
 	return len(bs), ok
 }
-
