@@ -177,8 +177,27 @@ func (c Comparison) ChangedIDs(ch decide.Change) []string {
 // its failing cases with their details.
 func (r *Release) Report() []byte {
 	var b bytes.Buffer
+	b.Grow(r.reportSizeHint())
 	r.WriteReport(&b) // a bytes.Buffer does not fail
 	return b.Bytes()
+}
+
+// reportSizeHint is about the length of the report, so that a large
+// release's is written into one allocation rather than one per doubling
+// (at 100,000 cases × 3, 9 MB written again on a live server's every
+// rebuild that changes a result). Each failure is a table row; the rest
+// is small.
+func (r *Release) reportSizeHint() int {
+	n := 16 << 10
+	for _, s := range r.Snapshots {
+		for i := range s.Result.Cases {
+			c := &s.Result.Cases[i]
+			for _, f := range c.Failures {
+				n += 32 + len(c.CaseID) + len(c.Severity) + len(f.Code) + len(f.Detail)
+			}
+		}
+	}
+	return n
 }
 
 // WriteReport writes Report to w as it goes, so that a large release's

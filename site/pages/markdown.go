@@ -215,30 +215,38 @@ func renderCoverage(w util.BufWriter, _ []byte, node ast.Node, entering bool) (a
 // and can be reached with the keyboard, so a wide table never widens the
 // page. Raw HTML is omitted, so every "<table>" is one goldmark wrote.
 func wrapTables(h string) string {
-	var b strings.Builder
+	var b bytes.Buffer
 	// A release report is megabytes of tables: one allocation, not one
 	// per doubling.
-	b.Grow(len(h) + strings.Count(h, "<table>")*96)
+	b.Grow(wrappedSize(h))
+	writeWrappedTables(&b, []byte(h))
+	return b.String()
+}
+
+// wrappedSize is about the length of wrapTables(h), a little more.
+func wrappedSize(h string) int { return len(h) + strings.Count(h, "<table>")*96 }
+
+// writeWrappedTables writes wrapTables(h) to b.
+func writeWrappedTables(b *bytes.Buffer, h []byte) {
 	n := 0
 	for {
-		i := strings.Index(h, "<table>")
+		i := bytes.Index(h, []byte("<table>"))
 		if i < 0 {
 			break
 		}
-		j := strings.Index(h[i:], "</table>")
+		j := bytes.Index(h[i:], []byte("</table>"))
 		if j < 0 {
 			break
 		}
 		j += i + len("</table>")
 		n++
-		b.WriteString(h[:i])
+		b.Write(h[:i])
 		b.WriteString(`<div class="table-wrap" tabindex="0" role="region" aria-label="Table `)
 		b.WriteString(strconv.Itoa(n))
 		b.WriteString(`">`)
-		b.WriteString(h[i:j])
+		b.Write(h[i:j])
 		b.WriteString("</div>")
 		h = h[j:]
 	}
-	b.WriteString(h)
-	return b.String()
+	b.Write(h)
 }

@@ -25,9 +25,29 @@ type MarkdownBlocks struct {
 // markdownBlocks) is rendered whole. A large table is rendered a row at a
 // time (tableCells), kept or not.
 func RenderMarkdownBlocks(src []byte, kept *MarkdownBlocks) (markdownDoc, error) {
+	h, err := renderBlocks(src, kept)
+	if err != nil {
+		return markdownDoc{}, err
+	}
+	// Safe as in convert: goldmark wrote every byte, but for the plain
+	// cells of tableCells, which need no escaping.
+	return markdownDoc{Body: template.HTML(wrapTables(string(h.tables))), HasH1: h.hasH1}, nil
+}
+
+// blocksHTML is a Markdown document rendered, its tables not yet wrapped
+// (see wrapTables).
+type blocksHTML struct {
+	tables []byte
+	hasH1  bool
+}
+
+// renderBlocks is RenderMarkdownBlocks before wrapTables.
+func renderBlocks(src []byte, kept *MarkdownBlocks) (blocksHTML, error) {
 	blocks, ok := markdownBlocks(src)
 	if !ok {
-		return RenderMarkdown(src, nil)
+		var b bytes.Buffer
+		hs, err := convertInto(&b, newConverter(), src, nil, map[string]bool{})
+		return blocksHTML{tables: b.Bytes(), hasH1: hasTop(hs)}, err
 	}
 	var last map[string][]byte
 	if kept != nil {
@@ -54,12 +74,12 @@ func RenderMarkdownBlocks(src []byte, kept *MarkdownBlocks) (markdownDoc, error)
 		start := out.Len()
 		table, err := tables.render(&out, md, block)
 		if err != nil {
-			return markdownDoc{}, err
+			return blocksHTML{}, err
 		}
 		if !table {
 			hs, err := convertInto(&out, md, block, nil, used)
 			if err != nil {
-				return markdownDoc{}, err
+				return blocksHTML{}, err
 			}
 			hasH1 = hasH1 || hasTop(hs)
 			// A heading's anchor depends on the anchors before it: a
@@ -76,8 +96,7 @@ func RenderMarkdownBlocks(src []byte, kept *MarkdownBlocks) (markdownDoc, error)
 	if kept != nil {
 		kept.html = next
 	}
-	// Safe as in convert: goldmark wrote every byte.
-	return markdownDoc{Body: template.HTML(wrapTables(out.String())), HasH1: hasH1}, nil
+	return blocksHTML{tables: out.Bytes(), hasH1: hasH1}, nil
 }
 
 // markdownBlocks cuts src at blank lines into blocks whose HTML, rendered
