@@ -60,11 +60,14 @@ func sameIndent(t *testing.T, src string) {
 	if err := json.Indent(&want, []byte(src), "", "  "); err != nil {
 		t.Fatalf("json.Indent(%q): %v", src, err)
 	}
-	got, ok := indentValid([]byte("before"), []byte(src))
+	var b strings.Builder
+	b.WriteString("before")
+	ok := indentValid(&b, []byte(src))
+	got := b.String()
 	if deep := nestingDepth([]byte(src)) > maxIndentDepth; ok == deep {
 		t.Fatalf("indentValid(%q): ok %v, nested %d deep", src, ok, nestingDepth([]byte(src)))
 	}
-	if ok && string(got) != "before"+want.String() {
+	if ok && got != "before"+want.String() {
 		t.Fatalf("indentValid(%q) =\n%s\nwant\n%s", src, got, want.String())
 	}
 }

@@ -169,8 +169,10 @@ func markMismatches(lines []JSONLine, ms []judge.Mismatch, expectedSide bool) {
 func prettyInput(raw json.RawMessage) string {
 	// What IsValid refuses beyond RFC 8259 goes to json.Indent.
 	if jsontext.Value(raw).IsValid(jsontext.AllowDuplicateNames(true)) {
-		if b, ok := indentValid(make([]byte, 0, 2*len(raw)), raw); ok {
-			return string(b)
+		var b strings.Builder
+		b.Grow(len(raw) + len(raw)/2 + 64)
+		if indentValid(&b, raw) {
+			return b.String()
 		}
 		return string(raw)
 	}
@@ -191,7 +193,7 @@ func prettyInput(raw json.RawMessage) string {
 // twentieth of a build's processor time; checking the input with
 // jsontext and laying it out here costs a fifth of that (FuzzIndentValid
 // holds the two to the same bytes; see docs/design.md, "Fast paths").
-func indentValid(dst, src []byte) (_ []byte, ok bool) {
+func indentValid(dst *strings.Builder, src []byte) (ok bool) {
 	// json.Indent drops leading white space and keeps trailing.
 	end := len(bytes.TrimRight(src, " \t\r\n"))
 	tail := src[end:]
@@ -207,7 +209,7 @@ func indentValid(dst, src []byte) (_ []byte, ok bool) {
 		if open && c != '}' && c != ']' {
 			open = false
 			depth++
-			dst = indentLine(dst, depth)
+			indentLine(dst, depth)
 		}
 		switch c {
 		case '"':
@@ -221,52 +223,54 @@ func indentValid(dst, src []byte) (_ []byte, ok bool) {
 					}
 				}
 			}
-			dst = append(dst, src[i:j+1]...)
+			dst.Write(src[i : j+1])
 			i = j + 1
 			continue
 		case '{', '[':
 			if nesting++; nesting > maxIndentDepth {
-				return dst, false
+				return false
 			}
 			open = true
-			dst = append(dst, c)
+			dst.WriteByte(c)
 		case ',':
-			dst = indentLine(append(dst, c), depth)
+			dst.WriteByte(c)
+			indentLine(dst, depth)
 		case ':':
-			dst = append(dst, c, ' ')
+			dst.WriteByte(c)
+			dst.WriteByte(' ')
 		case '}', ']':
 			nesting--
 			if open {
 				open = false // empty: {} or []
 			} else {
 				depth--
-				dst = indentLine(dst, depth)
+				indentLine(dst, depth)
 			}
-			dst = append(dst, c)
+			dst.WriteByte(c)
 		default: // a number, true, false or null
 			j := i
 			for j < len(src) && !jsonDelimiter[src[j]] {
 				j++
 			}
-			dst = append(dst, src[i:j]...)
+			dst.Write(src[i:j])
 			i = j
 			continue
 		}
 		i++
 	}
-	return append(dst, tail...), true
+	dst.Write(tail)
+	return true
 }
 
 // jsonDelimiter marks the bytes that end a number or literal.
 var jsonDelimiter = [256]bool{',': true, ':': true, '}': true, ']': true, ' ': true, '\t': true, '\r': true, '\n': true}
 
 // indentLine starts a new line indented depth levels of two spaces.
-func indentLine(dst []byte, depth int) []byte {
-	dst = append(dst, '\n')
+func indentLine(dst *strings.Builder, depth int) {
+	dst.WriteByte('\n')
 	for range depth {
-		dst = append(dst, ' ', ' ')
+		dst.WriteString("  ")
 	}
-	return dst
 }
 
 // nestingDepth is the deepest nesting of objects and arrays in a JSON text.
