@@ -47,17 +47,7 @@ func table(cols int, align uint, cells []string, n int) string {
 // time.
 func renderedAsWhole(t *testing.T, src string) bool {
 	t.Helper()
-	whole, err := RenderMarkdown([]byte(src), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := RenderMarkdownBlocks([]byte(src), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != whole {
-		t.Fatalf("%q\nrow at a time:\n%s\nwhole:\n%s", src, got.Body, whole.Body)
-	}
+	sameAsWhole(t, src, nil)
 	blocks, ok := markdownBlocks([]byte(src))
 	if !ok {
 		return false
