@@ -132,8 +132,14 @@ func markdownBlocks(src []byte) (blocks [][]byte, ok bool) {
 }
 
 // crossesBlocks reports whether line, after up to three spaces, opens
-// something a blank line may not end or that other blocks refer to.
+// something a blank line may not end or that other blocks refer to. A
+// link reference definition may also open a list item or a paragraph of
+// one, after a marker or any indent: every line but a table row that
+// holds "]:" is taken for one.
 func crossesBlocks(line []byte) bool {
+	if line[0] != '|' && bytes.Contains(line, []byte("]:")) {
+		return true
+	}
 	t := bytes.TrimLeft(line, " ")
 	if len(line)-len(t) > 3 {
 		return false // indented code: it stays with the block before

@@ -19,6 +19,9 @@ var mdBlockCases = []string{
 	"66667 of 100000 cases passed.\n\n+1 for this\n\n-dash\n",
 	"a\r\n\r\n- b\r\n\r\n- c\r\n",
 	"no newline at the end",
+	"- [a]: /x\n\nsee [a]\n",              // a definition in a list item serves the whole document
+	"1.  x\n\n    [a]: /x\n\nsee [a]\n",   // and in an item's second paragraph
+	"| a |\n|---|\n| [x]: y |\n\nText.\n", // a table cell defines nothing
 	"\n\n\nleading blanks\n\n\n",
 }
 
@@ -32,7 +35,9 @@ func TestMarkdownBlocksRenderAsTheWhole(t *testing.T) {
 	for _, src := range mdBlockCases {
 		sameAsWhole(t, src, kept)
 	}
-	for _, src := range []string{"```\ncode\n\nstill code\n```\n", "<pre>\n\nx\n</pre>\n", "[a]: /x\n\n[a]\n", "> q\n\n> r\n"} {
+	for _, src := range []string{"```\ncode\n\nstill code\n```\n", "<pre>\n\nx\n</pre>\n", "[a]: /x\n\n[a]\n", "> q\n\n> r\n",
+		// Link reference definitions in list items, used in another block.
+		"- [a]: /x\n\nsee [a]\n", "- > [a]: /x\n\nsee [a]\n", "1.  x\n\n    [a]: /x\n\nsee [a]\n", "- [a\n  b]: /x\n\nsee [a b]\n"} {
 		if _, ok := markdownBlocks([]byte(src)); ok {
 			t.Errorf("%q is cut into blocks; what it opens crosses a blank line", src)
 		}
