@@ -22,8 +22,8 @@ type MarkdownBlocks struct {
 // RenderMarkdownBlocks is RenderMarkdown(src, nil), with the HTML of each
 // block kept in kept (which may be nil) and taken from it when the block
 // is unchanged. A document that cannot be cut into blocks safely (see
-// markdownBlocks) is rendered whole. A large table is rendered a row at a
-// time (tableCells), kept or not.
+// markdownBlocks) is rendered whole. A large table is rendered from its
+// distinct cells (tableCells), kept or not.
 func RenderMarkdownBlocks(src []byte, kept *MarkdownBlocks) (markdownDoc, error) {
 	h, err := renderBlocks(src, kept)
 	if err != nil {

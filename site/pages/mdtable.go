@@ -12,32 +12,39 @@ import (
 // a second of a build's processor time to render them. Their cells
 // repeat (a severity, a failure code, the same detail for many cases) or
 // are plain words and numbers (a case id), so tableCells renders such a
-// table a row at a time: a plain cell is written as it is, and any other
-// cell's HTML is taken from goldmark once per column and text. A row with
-// a cell not seen before goes through goldmark whole, with the table's
-// header, so each cell is what goldmark makes of it in that column; the
-// first row always does, which gives the table's opening and each
-// column's cell tag. FuzzTableCells holds it to goldmark's output; what
-// it saves is in docs/design.md, "Fast paths".
+// table from its distinct cells: a plain cell is written as it is, and
+// any other cell's HTML is taken from goldmark once per column and text.
+// The rows that hold a cell no row before them holds go through goldmark
+// together, under the table's header, so each cell is what goldmark
+// makes of it in that column; that rendering also gives the table's
+// opening and each column's cell tag. A table whose rows are mostly new
+// (each detail different) gains nothing and goes to goldmark whole.
+// FuzzTableCells holds it to goldmark's output; what it saves is in
+// docs/design.md, "Fast paths".
 
-// minTableRows is the fewest body rows a table needs to be rendered a
-// row at a time; a smaller one goes to goldmark whole.
-const minTableRows = 16
+const (
+	// minTableRows is the fewest body rows a table needs to be rendered
+	// from its distinct cells; a smaller one goes to goldmark whole.
+	minTableRows = 16
+	// newRowsSampled is how many rows are read before a table whose rows
+	// are mostly new is given up on.
+	newRowsSampled = 64
+)
 
-// tableCells renders large GFM tables a row at a time (see above). The
-// zero value is ready to use.
+// tableCells renders large GFM tables from their distinct cells (see
+// above). The zero value is ready to use.
 type tableCells struct {
 	known []map[string][]byte // per column: a cell's text → its HTML
 	open  [][]byte            // per column: the cell's opening tag
 	texts [][]byte            // the current row's cell texts
-	html  [][]byte            // their HTML, nil for a plain cell
-	mini  bytes.Buffer        // a row rendered by goldmark
+	html  bytes.Buffer        // the new rows rendered by goldmark
 	src   []byte              // the text goldmark renders
+	fresh []int               // the rows with a new cell
 }
 
 // render writes the HTML of block to out when block is one GFM table
-// that can be rendered a row at a time, and reports whether it did; when
-// it did not, out is as it was.
+// that can be rendered from its distinct cells, and reports whether it
+// did; when it did not, out is as it was.
 func (c *tableCells) render(out *bytes.Buffer, md goldmark.Markdown, block []byte) (bool, error) {
 	lines, ok := tableLines(block)
 	if !ok {
@@ -53,88 +60,113 @@ func (c *tableCells) render(out *bytes.Buffer, md goldmark.Markdown, block []byt
 			return false, nil
 		}
 	}
-	c.known = c.known[:0]
-	for range cols {
-		c.known = append(c.known, map[string][]byte{})
+	if !c.findFresh(head, delim, rows, cols) {
+		return false, nil
 	}
-	c.open = c.open[:0]
-	opening, ok, err := c.goldmarkRow(md, head, delim, rows[0])
+	opening, ok, err := c.learn(md, rows)
 	if err != nil || !ok {
 		return false, err
 	}
-	for _, cell := range c.html {
-		c.open = append(c.open, cell[:bytes.IndexByte(cell, '>')+1])
-	}
-	start := out.Len()
 	out.Write(opening)
-	c.writeRow(out)
-	for _, row := range rows[1:] {
-		if ok, err := c.row(md, head, delim, row); err != nil || !ok {
-			out.Truncate(start)
-			return false, err
+	for _, row := range rows {
+		c.cutCells(row)
+		out.WriteString("<tr>\n")
+		for i, text := range c.texts {
+			if plainCell(text) {
+				out.Write(c.open[i])
+				out.Write(text)
+				out.WriteString("</td>\n")
+				continue
+			}
+			out.Write(c.known[i][string(text)])
 		}
-		c.writeRow(out)
+		out.WriteString("</tr>\n")
 	}
 	out.WriteString("</tbody>\n</table>\n")
 	return true, nil
 }
 
-// row leaves row's cells in c.texts and c.html, taken from what is known
-// when it can be.
-func (c *tableCells) row(md goldmark.Markdown, head, delim, row []byte) (bool, error) {
-	c.cutCells(row)
-	for i, text := range c.texts {
-		if plainCell(text) {
-			c.html[i] = nil
-			continue
-		}
-		h, ok := c.known[i][string(text)]
-		if !ok {
-			_, ok, err := c.goldmarkRow(md, head, delim, row)
-			return ok, err
-		}
-		c.html[i] = h
+// findFresh marks in c.known each column's distinct texts that are not
+// plain, lists in c.fresh the rows that hold one first, and makes c.src
+// the table of the head and those rows. It reports false for a table
+// whose sampled rows are mostly fresh.
+func (c *tableCells) findFresh(head, delim []byte, rows [][]byte, cols int) bool {
+	c.known = c.known[:0]
+	for range cols {
+		c.known = append(c.known, map[string][]byte{})
 	}
-	return true, nil
+	c.fresh = c.fresh[:0]
+	c.src = append(append(append(append(c.src[:0], head...), '\n'), delim...), '\n')
+	for i, row := range rows {
+		c.cutCells(row)
+		fresh := i == 0 // the first row gives every column's tag
+		for j, text := range c.texts {
+			if plainCell(text) {
+				continue
+			}
+			if _, seen := c.known[j][string(text)]; !seen {
+				c.known[j][string(text)] = nil // its HTML is learnt below
+				fresh = true
+			}
+		}
+		if fresh {
+			c.fresh = append(c.fresh, i)
+			c.src = append(append(c.src, row...), '\n')
+		}
+		if i+1 == newRowsSampled && 2*len(c.fresh) > newRowsSampled {
+			return false
+		}
+	}
+	return true
 }
 
-// goldmarkRow renders head, delim and row as a table with goldmark,
-// leaves each cell's HTML in c.html, learns the ones that are not plain,
-// and returns what goldmark writes before the row.
-func (c *tableCells) goldmarkRow(md goldmark.Markdown, head, delim, row []byte) ([]byte, bool, error) {
-	c.src = append(append(append(append(append(c.src[:0], head...), '\n'), delim...), '\n'), row...)
-	c.mini.Reset()
-	if _, err := convertInto(&c.mini, md, c.src, nil, map[string]bool{}); err != nil {
+// learn renders c.src with goldmark and takes from it the HTML of every
+// cell of the fresh rows and each column's cell tag; it returns what
+// goldmark writes before the rows.
+func (c *tableCells) learn(md goldmark.Markdown, rows [][]byte) ([]byte, bool, error) {
+	c.html.Reset()
+	if _, err := convertInto(&c.html, md, c.src, nil, map[string]bool{}); err != nil {
 		return nil, false, err
 	}
-	html := c.mini.Bytes()
-	const bodyStart, bodyEnd = "<tbody>\n<tr>\n", "</tr>\n</tbody>\n</table>\n"
+	html := c.html.Bytes()
+	const bodyStart, bodyEnd = "<tbody>\n", "</tbody>\n</table>\n"
 	at := bytes.Index(html, []byte(bodyStart))
 	if at < 0 || !bytes.HasPrefix(html, []byte("<table>\n<thead>\n")) || !bytes.HasSuffix(html, []byte(bodyEnd)) {
 		return nil, false, nil
 	}
 	body := html[at+len(bodyStart) : len(html)-len(bodyEnd)]
-	cells := bytes.SplitAfter(body, []byte("</td>\n"))
-	if len(cells) != len(c.known)+1 || len(cells[len(cells)-1]) != 0 {
-		return nil, false, nil
-	}
-	c.cutCells(row)
-	for i, h := range cells[:len(c.known)] {
-		if !bytes.HasPrefix(h, []byte("<td")) {
+	c.open = c.open[:0]
+	for _, i := range c.fresh {
+		end := bytes.Index(body, []byte("</tr>\n"))
+		if end < 0 || !bytes.HasPrefix(body, []byte("<tr>\n")) {
 			return nil, false, nil
 		}
-		h = bytes.Clone(h)
-		if !plainCell(c.texts[i]) {
-			c.known[i][string(c.texts[i])] = h
+		cells := bytes.SplitAfter(body[len("<tr>\n"):end], []byte("</td>\n"))
+		body = body[end+len("</tr>\n"):]
+		if len(cells) != len(c.known)+1 || len(cells[len(cells)-1]) != 0 {
+			return nil, false, nil
 		}
-		c.html[i] = h
+		c.cutCells(rows[i])
+		for j, h := range cells[:len(c.known)] {
+			if !bytes.HasPrefix(h, []byte("<td")) {
+				return nil, false, nil
+			}
+			if len(c.open) < len(c.known) {
+				c.open = append(c.open, h[:bytes.IndexByte(h, '>')+1])
+			}
+			if text := c.texts[j]; !plainCell(text) {
+				c.known[j][string(text)] = h
+			}
+		}
 	}
-	return html[:at+len("<tbody>\n")], true, nil
+	if len(body) != 0 {
+		return nil, false, nil
+	}
+	return html[:at+len(bodyStart)], true, nil
 }
 
 // cutCells leaves in c.texts the texts of row's cells as goldmark cuts
-// them, between the '|' with spaces trimmed, and makes c.html as long.
-// row is a plainTableRow.
+// them, between the '|' with spaces trimmed. row is a plainTableRow.
 func (c *tableCells) cutCells(row []byte) {
 	c.texts = c.texts[:0]
 	row = row[1 : len(row)-1]
@@ -142,27 +174,11 @@ func (c *tableCells) cutCells(row []byte) {
 		end := bytes.IndexByte(row, '|')
 		if end < 0 {
 			c.texts = append(c.texts, util.TrimRightSpace(util.TrimLeftSpace(row)))
-			break
+			return
 		}
 		c.texts = append(c.texts, util.TrimRightSpace(util.TrimLeftSpace(row[:end])))
 		row = row[end+1:]
 	}
-	c.html = append(c.html[:0], c.texts...) // the length; each is set before it is read
-}
-
-// writeRow writes the row left in c.texts and c.html.
-func (c *tableCells) writeRow(out *bytes.Buffer) {
-	out.WriteString("<tr>\n")
-	for i, h := range c.html {
-		if h == nil {
-			out.Write(c.open[i])
-			out.Write(c.texts[i])
-			out.WriteString("</td>\n")
-			continue
-		}
-		out.Write(h)
-	}
-	out.WriteString("</tr>\n")
 }
 
 var pipe = []byte{'|'}

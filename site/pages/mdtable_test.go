@@ -43,8 +43,8 @@ func table(cols int, align uint, cells []string, n int) string {
 }
 
 // renderedAsWhole fails t unless src renders in blocks as goldmark
-// renders it whole, and reports whether a table was rendered a row at a
-// time.
+// renders it whole, and reports whether a table was rendered from its
+// distinct cells.
 func renderedAsWhole(t *testing.T, src string) bool {
 	t.Helper()
 	sameAsWhole(t, src, nil)
@@ -68,7 +68,7 @@ func TestTableCells(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		src   string
-		table bool // rendered a row at a time
+		table bool // rendered from its distinct cells
 	}{
 		{"plain cells", table(4, 0, []string{"GEN-1", "critical", "a b", "x"}, 40), true},
 		{"every seed, aligned", table(3, 0b100111, tableCellSeeds, 100), false}, // a seed holds "a|b"
@@ -86,11 +86,14 @@ func TestTableCells(t *testing.T) {
 		{"not a delimiter", strings.Replace(table(2, 0, []string{"a"}, 30), "|---|---|", "|---|x|", 1), false},
 		{"delimiter too short", strings.Replace(table(2, 0, []string{"a"}, 30), "|---|---|", "|---|", 1), false},
 		{"CRLF", strings.ReplaceAll(table(2, 0, []string{"a", "b"}, 30), "\n", "\r\n"), false},
+		{"every row new", uniqueRows(0, 200), false},
+		{"new rows after repeated ones", table(4, 0, []string{"GEN-1", "critical", "`decision`", "x"}, 80) + uniqueRows(0, 100)[len(tableHead):], true},
+		{"new rows among repeated ones", interleaved(300), true},
 		{"two tables", table(2, 0, []string{"a", "`b`"}, 30) + "\n" + table(3, 0b10, []string{"*c*", "d"}, 30), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := renderedAsWhole(t, tc.src); got != tc.table {
-				t.Errorf("rendered a row at a time: %v, want %v", got, tc.table)
+				t.Errorf("rendered from its distinct cells: %v, want %v", got, tc.table)
 			}
 		})
 	}
@@ -106,4 +109,59 @@ func FuzzTableCells(f *testing.F) {
 		}
 		renderedAsWhole(t, table(int(cols%6)+1, uint(align), strings.Split(cells, "\n"), int(rows)))
 	})
+}
+
+// tableHead is the header and delimiter rows of uniqueRows.
+const tableHead = "| h0 | h1 | h2 | h3 |\n|---|---|---|---|\n"
+
+// uniqueRows is a table of n rows from the first, each with a detail of
+// its own, as arguments expected and got make them.
+func uniqueRows(first, n int) string {
+	var b strings.Builder
+	b.WriteString(tableHead)
+	for i := first; i < first+n; i++ {
+		fmt.Fprintf(&b, "| GEN-%d | critical | `arguments` | arguments.amount: expected %d, got %d |\n", i, i, i+1)
+	}
+	return b.String()
+}
+
+// interleaved is a table of n rows, every third with a detail of its own.
+func interleaved(n int) string {
+	var b strings.Builder
+	b.WriteString(tableHead)
+	for i := range n {
+		detail := "expected no\\_op, got *approve*"
+		if i%3 == 0 {
+			detail = fmt.Sprintf("arguments.amount: expected %d", i)
+		}
+		fmt.Fprintf(&b, "| GEN-%d | major | `decision` | %s |\n", i, detail)
+	}
+	return b.String()
+}
+
+// BenchmarkFastPathNewRows renders a table of 20,000 rows each with a
+// detail of its own, and one where every third row has: /fast as a
+// build does, /plain by goldmark whole. A table of new rows must cost no
+// more than goldmark (see docs/design.md, Fast paths).
+func BenchmarkFastPathNewRows(b *testing.B) {
+	for _, tc := range []struct{ name, src string }{
+		{"every-row", uniqueRows(0, 20000)},
+		{"every-third-row", interleaved(20000)},
+	} {
+		src := []byte(tc.src)
+		b.Run(tc.name+"/fast", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := RenderMarkdownBlocks(src, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(tc.name+"/plain", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := RenderMarkdown(src, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -83,8 +83,8 @@ func BenchmarkFastPathReportBlocks(b *testing.B) {
 
 // BenchmarkFastPathReportTables renders the release report of 10,000
 // generated cases × 3 once, as a build does: /fast with its failure
-// tables a row at a time, /plain whole by goldmark (see docs/design.md,
-// Fast paths).
+// tables from their distinct cells, /plain whole by goldmark (see
+// docs/design.md, Fast paths).
 func BenchmarkFastPathReportTables(b *testing.B) {
 	report := loadGenerated(b, 10000).Release.Report()
 	b.Run("fast", func(b *testing.B) {
