@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/judge"
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/internal/jsonappend"
 )
 
 // DrilldownPage is snapshots/<label>/<case>.html: one case in one
@@ -323,38 +326,135 @@ func (v *Model) FailingAfter(s *evaluator.Snapshot) []int {
 }
 
 // rawOutput writes an output back as one line of JSON with the members
-// the judge read, numbers as they were written.
+// the judge read. Its values are written as json.Marshal writes them (a
+// grouped page shows the outputs of tens of thousands of failing
+// results, and json.Marshal's reflection over their argument trees was
+// most of the cost); a value of a type appendCallsJSON does not know is
+// handed to json.Marshal. TestRawOutputAsMarshalled and FuzzRawOutput
+// hold it to json.Marshal's bytes (docs/design.md, "Fast paths").
 func rawOutput(o *suite.Output) string {
-	var b strings.Builder
-	b.Grow(512)
-	b.WriteByte('{')
-	member := func(name string, value any) {
-		if b.Len() > 1 {
-			b.WriteString(", ")
-		}
-		// The names are plain words, which JSON quotes as they are.
-		b.WriteByte('"')
-		b.WriteString(name)
-		b.WriteString(`": `)
-		switch v := value.(type) {
-		case suite.Number:
-			b.WriteString(v.String())
-		default:
-			j, err := json.Marshal(v)
-			if err != nil {
-				j = []byte("null")
-			}
-			b.Write(j)
-		}
-	}
-	member("case_id", o.CaseID)
+	b := make([]byte, 0, 512)
+	b = append(b, `{"case_id": `...)
+	b = jsonappend.String(b, o.CaseID, true)
 	if o.Decision != "" {
-		member("decision", o.Decision)
+		b = append(b, `, "decision": `...)
+		b = jsonappend.String(b, string(o.Decision), true)
 	}
-	member("tool_calls", o.ToolCalls)
-	member("citations", o.Citations)
-	member("latency_ms", o.LatencyMS)
-	member("cost_usd", o.CostUSD)
-	b.WriteByte('}')
-	return b.String()
+	b = append(b, `, "tool_calls": `...)
+	start := len(b)
+	b, ok := appendCallsJSON(b, o.ToolCalls)
+	if !ok {
+		b = appendMarshalled(b[:start], o.ToolCalls)
+	}
+	b = append(b, `, "citations": `...)
+	b = jsonappend.Strings(b, o.Citations, true)
+	b = append(b, `, "latency_ms": `...)
+	b = appendMeasuredJSON(b, o.LatencyMS)
+	b = append(b, `, "cost_usd": `...)
+	b = appendMeasuredJSON(b, o.CostUSD)
+	return string(append(b, '}'))
+}
+
+// appendMarshalled appends json.Marshal(v), or null when v cannot be
+// marshalled.
+func appendMarshalled(b []byte, v any) []byte {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, j...)
+}
+
+// appendMeasuredJSON appends n as json.Marshal writes a *suite.Number: its
+// float64, or null when n is nil or its float is not finite.
+func appendMeasuredJSON(b []byte, n *suite.Number) []byte {
+	if n == nil {
+		return append(b, "null"...)
+	}
+	f := n.Float64()
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return append(b, "null"...)
+	}
+	return jsonappend.Float(b, f)
+}
+
+// appendCallsJSON appends calls as json.Marshal writes them, and reports
+// false for a value it does not know or cannot write.
+func appendCallsJSON(b []byte, calls []suite.ToolCall) ([]byte, bool) {
+	if calls == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '[')
+	for i, c := range calls {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = jsonappend.String(b, c.Name, true)
+		b = append(b, `,"arguments":`...)
+		var ok bool
+		if b, ok = appendValueJSON(b, c.Arguments); !ok {
+			return b, false
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']'), true
+}
+
+// appendValueJSON appends a value of an argument tree as json.Marshal
+// writes it inside a suite.Object (whose MarshalJSON writes the map of
+// its members): members by name, the last of a repeated name, and HTML
+// escaped.
+func appendValueJSON(b []byte, v any) ([]byte, bool) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), true
+	case string:
+		return jsonappend.String(b, v, true), true
+	case bool:
+		return strconv.AppendBool(b, v), true
+	case suite.Number:
+		f := v.Float64()
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return b, false
+		}
+		return jsonappend.Float(b, f), true
+	case []any: // never null: the tree makes each list anew
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var ok bool
+			if b, ok = appendValueJSON(b, e); !ok {
+				return b, false
+			}
+		}
+		return append(b, ']'), true
+	case suite.Object:
+		order := make([]int, len(v))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(i, j int) int { return strings.Compare(v[i].Name, v[j].Name) })
+		b = append(b, '{')
+		wrote := false
+		for k, i := range order {
+			if k+1 < len(order) && v[order[k+1]].Name == v[i].Name {
+				continue // a later member of the same name wins
+			}
+			if wrote {
+				b = append(b, ',')
+			}
+			wrote = true
+			b = jsonappend.String(b, v[i].Name, true)
+			b = append(b, ':')
+			var ok bool
+			if b, ok = appendValueJSON(b, v[i].Value); !ok {
+				return b, false
+			}
+		}
+		return append(b, '}'), true
+	}
+	return b, false
 }
