@@ -6,3 +6,7 @@ func CutIntoBlocks(src []byte) (blocks int, ok bool) {
 	bs, ok := markdownBlocks(src)
 	return len(bs), ok
 }
+
+// TestDataDirs lets the external tests run on the data folders the page
+// tests run on.
+var TestDataDirs = testDataDirs

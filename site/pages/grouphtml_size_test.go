@@ -2,10 +2,8 @@ package pages_test
 
 import (
 	"bytes"
-	"path/filepath"
 	"testing"
 
-	"github.com/releasegate/releasegate/evaluator/gensuite"
 	"github.com/releasegate/releasegate/site"
 	"github.com/releasegate/releasegate/site/pages"
 )
@@ -14,23 +12,7 @@ import (
 // made large enough at once, and not much larger, on the sample, every
 // example and generated suites with and without trials.
 func TestGroupHTMLSize(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("..", "..", "examples", "*", "gate.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, gate := range dirs {
-		dirs[i] = filepath.Dir(gate)
-	}
-	sample := filepath.Join("..", "..", "data")
-	generated := filepath.Join(t.TempDir(), "generated")
-	if err := gensuite.Write(sample, generated, 300); err != nil {
-		t.Fatal(err)
-	}
-	trials := filepath.Join(t.TempDir(), "trials")
-	if err := gensuite.WriteTrials(sample, trials, 300, 3); err != nil {
-		t.Fatal(err)
-	}
-	dirs = append(dirs, sample, generated, trials)
+	dirs := pages.TestDataDirs(t)
 	check := func(dir, page string, hint, size int) {
 		t.Helper()
 		t.Logf("%s: %s: %d bytes for %d written (%.2f)", dir, page, hint, size, float64(hint)/float64(size))

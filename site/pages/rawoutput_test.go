@@ -40,23 +40,11 @@ func rawOutputMarshalled(o *suite.Output) string {
 	return b.String()
 }
 
-// Every output of the sample, every example and a generated suite with
-// trials is written back as json.Marshal writes it.
+// Every output of the sample, every example and generated suites without
+// and with trials is written back as json.Marshal writes it.
 func TestRawOutputAsMarshalled(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("..", "..", "examples", "*", "gate.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, gate := range dirs {
-		dirs[i] = filepath.Dir(gate)
-	}
-	sample := filepath.Join("..", "..", "data")
-	trials := filepath.Join(t.TempDir(), "trials")
-	if err := gensuite.WriteTrials(sample, trials, 200, 3); err != nil {
-		t.Fatal(err)
-	}
 	n := 0
-	for _, dir := range append(dirs, sample, trials) {
+	for _, dir := range testDataDirs(t) {
 		rel, err := evaluator.EvaluateDir(dir, evaluator.Options{KeepOutputs: true})
 		if err != nil {
 			t.Fatal(err)
