@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -366,20 +365,17 @@ func appendMarshalled(b []byte, v any) []byte {
 }
 
 // appendMeasuredJSON appends n as json.Marshal writes a *suite.Number: its
-// float64, or null when n is nil or its float is not finite.
+// float64 (always finite: a Number holds only values a float64 can), or
+// null when n is nil.
 func appendMeasuredJSON(b []byte, n *suite.Number) []byte {
 	if n == nil {
 		return append(b, "null"...)
 	}
-	f := n.Float64()
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return append(b, "null"...)
-	}
-	return jsonappend.Float(b, f)
+	return jsonappend.Float(b, n.Float64())
 }
 
 // appendCallsJSON appends calls as json.Marshal writes them, and reports
-// false for a value it does not know or cannot write.
+// false for a value of a type it does not know.
 func appendCallsJSON(b []byte, calls []suite.ToolCall) ([]byte, bool) {
 	if calls == nil {
 		return append(b, "null"...), true
@@ -414,11 +410,7 @@ func appendValueJSON(b []byte, v any) ([]byte, bool) {
 	case bool:
 		return strconv.AppendBool(b, v), true
 	case suite.Number:
-		f := v.Float64()
-		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return b, false
-		}
-		return jsonappend.Float(b, f), true
+		return jsonappend.Float(b, v.Float64()), true
 	case []any: // never null: the tree makes each list anew
 		b = append(b, '[')
 		for i, e := range v {

@@ -626,13 +626,9 @@ func (w *htmlWriter) trialStrip(s *TrialStrip) {
 	}
 }
 
-// htmlWriter builds markup in one buffer, made once at about the size it
-// will need.
+// htmlWriter writes markup into a page's buffer, which the renderer has
+// grown to about the size the parts need (SplicedSize).
 type htmlWriter struct{ *bytes.Buffer }
-
-func newHTMLWriter(size int) *htmlWriter {
-	return &htmlWriter{bytes.NewBuffer(make([]byte, 0, size))}
-}
 
 // raw writes markup as it is.
 func (w *htmlWriter) raw(s string) { w.WriteString(s) }

@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"bytes"
 	"html/template"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func FuzzHTMLEscapers(f *testing.F) {
 			if err := tmpls[i].Execute(&want, s); err != nil {
 				t.Fatal(err)
 			}
-			w := newHTMLWriter(0)
+			w := &htmlWriter{new(bytes.Buffer)}
 			p.put(w, s)
 			if got := p.before + w.String() + p.after; got != want.String() {
 				t.Fatalf("%s of %q: written %q, html/template %q", p.name, s, got, want.String())
@@ -50,7 +51,7 @@ func FuzzRawText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		w := newHTMLWriter(0)
+		w := &htmlWriter{new(bytes.Buffer)}
 		w.elementText(s)
 		d := &DrilldownPage{Raw: s, Input: s}
 		if got, want := w.String(), string(d.RawText()); got != want || want != string(d.InputText()) {
