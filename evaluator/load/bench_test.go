@@ -29,6 +29,15 @@ func sampleLines(b testing.TB, name string) []numbered {
 	}
 }
 
+// sampleOutputLines are the non-blank lines of every sample snapshot.
+func sampleOutputLines(b testing.TB) []numbered {
+	var lines []numbered
+	for _, name := range []string{"baseline-v1", "candidate-v2", "candidate-v3"} {
+		lines = append(lines, sampleLines(b, filepath.Join("outputs", name+".jsonl"))...)
+	}
+	return lines
+}
+
 func BenchmarkParseOutput(b *testing.B) {
 	lines := sampleLines(b, "outputs/baseline-v1.jsonl")
 	b.SetBytes(int64(len(bytes.Join(func() [][]byte {

@@ -70,15 +70,6 @@ func fastAndPlain(b *testing.B, size int64, fast, plain func()) {
 	})
 }
 
-// sampleOutputLines are the non-blank lines of every sample snapshot.
-func sampleOutputLines(b *testing.B) []numbered {
-	var lines []numbered
-	for _, name := range []string{"baseline-v1", "candidate-v2", "candidate-v3"} {
-		lines = append(lines, sampleLines(b, filepath.Join("outputs", name+".jsonl"))...)
-	}
-	return lines
-}
-
 func totalBytes(lines []numbered) int64 {
 	n := 0
 	for _, l := range lines {
@@ -338,4 +329,28 @@ func BenchmarkFastPathPlainNumber(b *testing.B) {
 		}
 	}
 	fastAndPlain(b, 0, round(false), round(true))
+}
+
+// BenchmarkFastPathCheckedOutput reads the sample's output lines in one
+// pass that checks and reads (checkedOutput), and by checking them
+// first and reading them after (jsonDecoder.valid, then quickOutput).
+func BenchmarkFastPathCheckedOutput(b *testing.B) {
+	lines := sampleOutputLines(b)
+	d := newJSONDecoder()
+	fastAndPlain(b, totalBytes(lines), func() {
+		for _, l := range lines {
+			if _, ok := d.checkedOutput(l.text, l.line); !ok {
+				b.Fatalf("line %d: checkedOutput gave up", l.line)
+			}
+		}
+	}, func() {
+		for _, l := range lines {
+			if !d.valid(l.text) {
+				b.Fatalf("line %d: invalid", l.line)
+			}
+			if _, ok := d.quickOutput(l.text, l.line); !ok {
+				b.Fatalf("line %d: quickOutput gave up", l.line)
+			}
+		}
+	})
 }

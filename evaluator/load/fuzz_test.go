@@ -169,7 +169,9 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 
 // FuzzQuickPaths holds the fast paths for valid lines to the token
 // decoder: the same values, and a fast output only where the decoder
-// finds nothing wrong.
+// finds nothing wrong. checkedOutput accepts only valid lines, reads
+// them as quickOutput does, and reads every line quickValid and
+// quickOutput read.
 func FuzzQuickPaths(f *testing.F) {
 	for _, name := range []string{CasesFile, "outputs/baseline-v1.jsonl", "outputs/candidate-v2.jsonl"} {
 		for _, l := range sampleLines(f, name) {
@@ -211,10 +213,20 @@ func FuzzQuickPaths(f *testing.F) {
 				t.Fatalf("opaque %v: a valid object was not read by members", opaque)
 			}
 		}
+		checked, checkedOK := newJSONDecoder().checkedOutput(text, 1)
 		if !jsontext.Value(text).IsValid() {
+			if checkedOK {
+				t.Fatalf("checkedOutput accepts what IsValid refuses")
+			}
 			return
 		}
 		quick, ok := d.quickOutput(text, 1)
+		switch {
+		case checkedOK && (!ok || !reflect.DeepEqual(checked, quick)):
+			t.Fatalf("checked %+v, quick %+v (%v)", checked, quick, ok)
+		case !checkedOK && ok && newJSONDecoder().quickValid(text):
+			t.Fatalf("checkedOutput gave up on a line quickValid and quickOutput read")
+		}
 		slow, err := parseOutputTokens(newJSONDecoder(), "o.jsonl", 1, text, nil)
 		switch {
 		case ok && err != nil:

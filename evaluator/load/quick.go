@@ -27,6 +27,12 @@ type validScanner struct {
 	ends *containerEnds
 	// plain is set when b holds no backslash, so no string has escapes.
 	plain bool
+	// check makes the scanner check the text as it reads it, for text
+	// not yet found valid (checkedOutput); bad is then set on anything
+	// invalid or not handled, and the reading stops.
+	check bool
+	bad   bool
+	depth int // of the objects and arrays open, when checking
 }
 
 // newValidScanner is a validScanner of text, which must be valid JSON.
@@ -49,6 +55,9 @@ func (s *validScanner) space() {
 // first byte of what follows.
 func (s *validScanner) next() byte {
 	s.space()
+	if s.check {
+		return s.checkedNext()
+	}
 	if c := s.b[s.i]; c == ',' || c == ':' {
 		s.i++
 		s.space()
@@ -59,6 +68,9 @@ func (s *validScanner) next() byte {
 // text reads a string and returns its unquoted bytes, valid until the
 // next string read.
 func (s *validScanner) text() []byte {
+	if s.check {
+		return s.checkedText()
+	}
 	start := s.i
 	s.i++
 	// Jump to the next quote; only a backslash before it makes the scan
@@ -88,6 +100,9 @@ func (s *validScanner) text() []byte {
 
 // number reads a number literal.
 func (s *validScanner) number() []byte {
+	if s.check {
+		return s.checkedNumber()
+	}
 	start := s.i
 	for ; s.i < len(s.b); s.i++ {
 		switch c := s.b[s.i]; {
@@ -101,6 +116,10 @@ func (s *validScanner) number() []byte {
 
 // skip passes over one value.
 func (s *validScanner) skip() {
+	if s.check {
+		s.checkedSkip()
+		return
+	}
 	c := s.next()
 	if s.ends != nil && (c == '{' || c == '[') {
 		if end := s.ends.end(s.i); end > s.i {
@@ -128,19 +147,33 @@ func (s *validScanner) skip() {
 				return
 			}
 		}
-	case 't', 'n':
-		s.i += 4
+	case 't':
+		s.literal("true")
+	case 'n':
+		s.literal("null")
 	case 'f':
-		s.i += 5
+		s.literal("false")
 	default:
 		s.number()
 	}
+}
+
+// literal passes over lit, which starts here.
+func (s *validScanner) literal(lit string) {
+	if s.check && !hasPrefixAt(s.b, s.i, lit) {
+		s.fail()
+		return
+	}
+	s.i += len(lit)
 }
 
 // members calls member with each member name of the object that starts
 // here, until member returns false; it reports whether all were read.
 // The name is valid until member reads.
 func (s *validScanner) members(member func(name []byte) bool) bool {
+	if s.check {
+		return s.checkedMembers(member)
+	}
 	s.next()
 	s.i++ // {
 	for s.next() != '}' {
@@ -155,6 +188,9 @@ func (s *validScanner) members(member func(name []byte) bool) bool {
 // elements calls element for each element of the array that starts here,
 // until element returns false; it reports whether all were read.
 func (s *validScanner) elements(element func() bool) bool {
+	if s.check {
+		return s.checkedElements(element)
+	}
 	s.next()
 	s.i++ // [
 	for s.next() != ']' {
@@ -198,13 +234,13 @@ func (s *validScanner) value() any {
 		d.elementStack = d.elementStack[:base]
 		return arr
 	case 't':
-		s.i += 4
+		s.literal("true")
 		return true
 	case 'f':
-		s.i += 5
+		s.literal("false")
 		return false
 	case 'n':
-		s.i += 4
+		s.literal("null")
 		return nil
 	}
 	return json.Number(s.number())
@@ -213,7 +249,12 @@ func (s *validScanner) value() any {
 // quickOutput is parseOutput for a line already found valid. It gives up,
 // returning false, on anything the data format does not allow.
 func (d *jsonDecoder) quickOutput(text []byte, line int) (*suite.Output, bool) {
-	s := newValidScanner(text, d)
+	return newValidScanner(text, d).output(line)
+}
+
+// output reads an output line; false for anything the data format does
+// not allow, and for anything a checking scanner finds bad.
+func (s *validScanner) output(line int) (*suite.Output, bool) {
 	if s.next() != '{' {
 		return nil, false
 	}
@@ -279,7 +320,7 @@ func (s *validScanner) quickString(sym bool) (string, bool) {
 func (s *validScanner) measured() (*suite.Number, bool) {
 	switch c := s.next(); {
 	case c == 'n':
-		s.i += 4
+		s.literal("null")
 		return nil, true
 	case c != '-' && (c < '0' || c > '9'):
 		return nil, false

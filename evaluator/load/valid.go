@@ -75,6 +75,12 @@ func (e *containerEnds) reset(n int) {
 	}
 }
 
+// stop forgets the last line and records nothing until the next reset.
+func (e *containerEnds) stop() {
+	e.reset(0)
+	e.on = false
+}
+
 func (e *containerEnds) record(start, end int) {
 	if e.on {
 		e.at[start] = int32(end)
@@ -92,25 +98,30 @@ func (e *containerEnds) end(start int) int {
 
 // run is quickValid.
 func (v *validator) run() bool {
+	return v.value(skipSpace(v.b, 0)) == len(v.b)
+}
+
+// value checks the value that starts at i and returns where the space
+// after it ends, or -1.
+func (v *validator) value(i int) int {
 	b := v.b
-	i := skipSpace(b, 0)
 	for {
 		// A value starts at i.
 		if i < len(b) && (b[i] == '{' || b[i] == '[') {
 			var value bool
 			if i, value = v.open(i); i < 0 {
-				return false
+				return -1
 			}
 			if value {
 				continue
 			}
 		} else if i = validScalar(b, i); i < 0 {
-			return false
+			return -1
 		}
 		// A value ends before i.
 		var more bool
 		if i, more = v.next(i); !more {
-			return i == len(b)
+			return i
 		}
 	}
 }
