@@ -23,10 +23,20 @@ func (d *jsonDecoder) checkedOutput(text []byte, line int) (*suite.Output, bool)
 	d.ends.stop() // skip records nothing
 	s := &validScanner{b: text, d: d, check: true}
 	o, ok := s.output(line)
-	if s.space(); !ok || s.bad || s.i != len(text) {
+	if !ok || !s.checkedEnd() {
 		return nil, false
 	}
 	return o, true
+}
+
+// checkedEnd reports whether the text ends after the value just read,
+// which is then known to be valid JSON.
+func (s *validScanner) checkedEnd() bool {
+	if s.space(); s.bad || s.i != len(s.b) {
+		s.fail()
+		return false
+	}
+	return true
 }
 
 // fail marks the text bad and ends the reading: every later read finds

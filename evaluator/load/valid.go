@@ -98,11 +98,12 @@ func (e *containerEnds) end(start int) int {
 
 // run is quickValid.
 func (v *validator) run() bool {
-	return v.value(skipSpace(v.b, 0)) == len(v.b)
+	end := v.value(skipSpace(v.b, 0))
+	return end >= 0 && skipSpace(v.b, end) == len(v.b)
 }
 
-// value checks the value that starts at i and returns where the space
-// after it ends, or -1.
+// value checks the value that starts at i and returns where it ends, or
+// -1.
 func (v *validator) value(i int) int {
 	b := v.b
 	for {
@@ -159,15 +160,16 @@ func (v *validator) open(i int) (next int, value bool) {
 }
 
 // next closes the values that end after the value ending before i and
-// reports where the next value starts; more is false at the end, or on
-// anything invalid, where i is then -1.
+// reports where the next value starts; more is false once no value is
+// open, i then just after the last one closed, or on anything invalid,
+// where i is then -1.
 func (v *validator) next(i int) (int, bool) {
 	b := v.b
 	for {
-		i = skipSpace(b, i)
 		if v.depth == 0 {
 			return i, false
 		}
+		i = skipSpace(b, i)
 		if i >= len(b) {
 			return -1, false
 		}
