@@ -246,12 +246,14 @@ func Compared(g suite.Gate, snap, previous, baseline *Snapshot) *Snapshot {
 func compare(before, after *Snapshot, level stats.Level) *decide.Comparison {
 	var changes []decide.CaseChange
 	if before.Result.streamed != nil || after.Result.streamed != nil {
-		passed := make([]bool, 0, before.Result.CasesTotal)
-		before.eachCase(func(_ int, c *CaseResult) { passed = append(passed, c.Passed) })
+		verdicts := make([]decide.CaseVerdict, 0, before.Result.CasesTotal)
+		before.eachCase(func(_ int, a *CaseResult) {
+			verdicts = append(verdicts, decide.CaseVerdict{Passed: a.Passed, Trials: a.Trials, TrialsPassed: a.TrialsPassed})
+		})
 		after.eachCase(func(i int, b *CaseResult) {
-			if passed[i] != b.Passed {
-				changes = append(changes, decide.ChangeOf(i, b.CaseID,
-					decide.CaseVerdict{Passed: passed[i]}, decide.CaseVerdict{Passed: b.Passed}, level))
+			if a := verdicts[i]; a.Passed != b.Passed {
+				changes = append(changes, decide.ChangeOf(i, b.CaseID, a,
+					decide.CaseVerdict{Passed: b.Passed, Trials: b.Trials, TrialsPassed: b.TrialsPassed}, level))
 			}
 		})
 		return decide.Compare(before.Label(), changes, level)

@@ -3,6 +3,7 @@ package evaluator
 import (
 	"errors"
 	"io"
+	"math/big"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -16,8 +17,9 @@ import (
 // StreamDir evaluates the data folder dir as EvaluateDir does, with the
 // same results, report and errors, in memory flat in the size of the
 // suite when every snapshot lists its outputs in suite order, one per
-// case and without trials (a merge join of cases and outputs; see
-// docs/design.md, "Scale: streaming evaluation"). The suite's cases are
+// case, or with trials each case's trials 1 to k one after another (a
+// merge join of cases and outputs; see docs/design.md, "Scale: streaming
+// evaluation"). The suite's cases are
 // read once and not kept; each case is judged in every snapshot as it
 // arrives and only a compact verdict stays. Any other folder, and any
 // bad input, is evaluated whole by EvaluateDir, which words every
@@ -61,6 +63,14 @@ type streamedSnapshot struct {
 	tally   decide.Tally
 	v       verdicts
 	err     error
+	// With trials, each case's lines come one after another, trial 1
+	// first (the order import writes): trials is set by the first line,
+	// k by the first case's lines, and pending is the line read past
+	// the first case's last trial.
+	trials  bool
+	k       int
+	pending *suite.Output
+	minRate *big.Rat // the share of its trials a case must pass
 }
 
 // streamDir is the streamed evaluation of StreamDir; any error, bad input
@@ -83,6 +93,9 @@ func streamDir(dir string, gates decide.Gates) (*Release, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, s := range snaps {
+		s.minRate = ss.Suite.Gate.TrialPassRate().Rat()
+	}
 	defer func() {
 		for _, s := range snaps {
 			s.outputs.Close()
@@ -94,7 +107,7 @@ func streamDir(dir string, gates decide.Gates) (*Release, error) {
 	}
 	rel := &Release{Suite: ss.Suite, Gates: gates, Snapshots: make([]*Snapshot, len(snaps)), streamedCases: n}
 	for i, s := range snaps {
-		r, m := resultOf(gates, ss.Suite, s.file.Label, &s.tally, 0)
+		r, m := resultOf(gates, ss.Suite, s.file.Label, &s.tally, s.k)
 		r.Inputs.OutputsSHA256 = s.outputs.SHA256()
 		r.Meta = s.file.Meta
 		r.streamed = &s.v
@@ -169,22 +182,41 @@ func (s *streamedSnapshot) judgeAll(policy *suite.Policy, failed *atomic.Bool) {
 	}
 	if s.err == nil {
 		// Every case is answered: the file must end here.
-		if _, err := s.outputs.Next(); err != io.EOF {
+		if _, err := s.read(); err != io.EOF {
 			s.err = load.ErrNotStreamable
 		}
 	}
 }
 
+// read is the next output: the one read ahead, or the next line's.
+func (s *streamedSnapshot) read() (*suite.Output, error) {
+	if out := s.pending; out != nil {
+		s.pending = nil
+		return out, nil
+	}
+	return s.outputs.Next()
+}
+
 // judge judges the next outputs against a batch of cases: the outputs
-// must answer the cases one for one, in order.
+// must answer the cases one for one, in order, each with the same
+// trials in order when they have trials.
 func (s *streamedSnapshot) judge(policy *suite.Policy, batch []*suite.Case) error {
 	for _, c := range batch {
-		out, err := s.outputs.Next()
+		out, err := s.read()
 		if err != nil {
 			return err
 		}
-		if out.CaseID != c.ID || (out.Decision == "" && c.Expected.JudgesDecision()) {
+		if s.next == 0 {
+			s.trials = out.Trial != 0
+		}
+		if !answers(c, out) || s.trials != (out.Trial != 0) {
 			return load.ErrNotStreamable
+		}
+		if s.trials {
+			if err := s.judgeTrials(policy, c, out); err != nil {
+				return err
+			}
+			continue
 		}
 		fs := judge.Case(c, out, policy)
 		s.tally.AddOutput(out.LatencyMS, out.CostUSD)
@@ -193,4 +225,61 @@ func (s *streamedSnapshot) judge(policy *suite.Policy, batch []*suite.Case) erro
 		s.next++
 	}
 	return nil
+}
+
+// answers reports whether out answers c as a streamed snapshot must: a
+// case given no decision is worded by the whole evaluation.
+func answers(c *suite.Case, out *suite.Output) bool {
+	return out.CaseID == c.ID && (out.Decision != "" || !c.Expected.JudgesDecision())
+}
+
+// judgeTrials judges the trials of case c, first being trial 1's output:
+// the first case's trials set k, and every other case must have trials 1
+// to k in order, as EvaluateDir would judge them (judging.trialVerdict).
+func (s *streamedSnapshot) judgeTrials(policy *suite.Policy, c *suite.Case, first *suite.Output) error {
+	if first.Trial != 1 {
+		return load.ErrNotStreamable
+	}
+	var failures []judge.Failure
+	passed := 0
+	judgeTrial := func(out *suite.Output) {
+		fs := judge.Case(c, out, policy)
+		s.tally.AddOutput(out.LatencyMS, out.CostUSD)
+		if len(fs) == 0 {
+			passed++
+		}
+		for f := range fs {
+			fs[f].Trial = out.Trial
+		}
+		failures = append(failures, fs...)
+	}
+	judgeTrial(first)
+	for t := 1; s.k == 0 || t < s.k; t++ {
+		out, err := s.outputs.Next()
+		switch {
+		case err == io.EOF && s.k == 0:
+			s.setK(t)
+		case err != nil:
+			return err
+		case out.CaseID != c.ID && s.k == 0:
+			s.setK(t)
+			s.pending = out
+		case out.Trial != t+1 || !answers(c, out):
+			return load.ErrNotStreamable
+		default:
+			judgeTrial(out)
+			continue
+		}
+		break
+	}
+	pass := new(big.Rat).SetFrac64(int64(passed), int64(s.k)).Cmp(s.minRate) >= 0
+	s.tally.AddTrialCase(c.Severity, pass, passed, s.k)
+	s.v.addTrials(s.next, failures, passed, pass)
+	s.next++
+	return nil
+}
+
+// setK sets the trials of every case, from the first.
+func (s *streamedSnapshot) setK(k int) {
+	s.k, s.v.k = k, k
 }

@@ -50,6 +50,35 @@ func generated(t *testing.T, n int, edit func(dir string)) string {
 	return dir
 }
 
+// generatedTrials writes a suite of n cases with k trials of each in a
+// temporary folder, each case's trials one after another when byCase is
+// set and trial after trial otherwise, and lets edit change it.
+func generatedTrials(t *testing.T, n, k int, byCase bool, edit func(dir string)) string {
+	dir := filepath.Join(t.TempDir(), "data")
+	write := gensuite.WriteTrials
+	if byCase {
+		write = gensuite.WriteTrialsByCase
+	}
+	if err := write(sampleDir, dir, n, k); err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(dir)
+	}
+	return dir
+}
+
+// editLines rewrites each line of a file for which edit returns a line.
+func editLines(t *testing.T, dir, name string, edit func(i int, line []byte) []byte) {
+	editFile(t, dir, name, func(b []byte) []byte {
+		lines := bytes.SplitAfter(b, []byte("\n"))
+		for i, l := range lines {
+			lines[i] = edit(i, l)
+		}
+		return bytes.Join(lines, nil)
+	})
+}
+
 // editFile rewrites one file of dir.
 func editFile(t *testing.T, dir, name string, edit func([]byte) []byte) {
 	path := filepath.Join(dir, name)
@@ -118,6 +147,71 @@ func TestStreamDirMatchesEvaluateDir(t *testing.T) {
 				})
 			})
 		}, false},
+		{"trials, case by case", func(t *testing.T) string { return generatedTrials(t, 400, 3, true, nil) }, true},
+		{"one trial a case", func(t *testing.T) string { return generatedTrials(t, 200, 1, true, nil) }, true},
+		{"flaky trials passing at 0.6, with a baseline", func(t *testing.T) string {
+			return generatedTrials(t, 400, 3, true, func(dir string) {
+				editFile(t, dir, "gate.json", func(b []byte) []byte {
+					return bytes.Replace(b, []byte("{"), []byte(`{"baseline": "baseline-v1", "min_trial_pass_rate": 0.6,`), 1)
+				})
+				// Trial 2 of every fifth case of two snapshots answers
+				// otherwise.
+				for _, name := range []string{"outputs/candidate-v2.jsonl", "outputs/baseline-v1.jsonl"} {
+					editLines(t, dir, name, func(i int, l []byte) []byte {
+						if i%3 == 1 && (i/3)%5 == 0 {
+							return bytes.Replace(l, []byte(`"decision":"`), []byte(`"decision":"no_op","x":"`), 1)
+						}
+						return l
+					})
+				}
+			})
+		}, true},
+		{"trials, trial after trial", func(t *testing.T) string { return generatedTrials(t, 300, 2, false, nil) }, false},
+		{"trials, one missing", func(t *testing.T) string {
+			return generatedTrials(t, 300, 3, true, func(dir string) {
+				editLines(t, dir, "outputs/candidate-v3.jsonl", func(i int, l []byte) []byte {
+					if i == 3*150+1 {
+						return nil
+					}
+					return l
+				})
+			})
+		}, false},
+		{"trials, one more for a later case", func(t *testing.T) string {
+			return generatedTrials(t, 300, 2, true, func(dir string) {
+				editLines(t, dir, "outputs/candidate-v2.jsonl", func(i int, l []byte) []byte {
+					if i == 2*100+1 {
+						return append(l, bytes.Replace(l, []byte(`"trial":2`), []byte(`"trial":3`), 1)...)
+					}
+					return l
+				})
+			})
+		}, false},
+		{"trials out of order", func(t *testing.T) string {
+			return generatedTrials(t, 300, 2, true, func(dir string) {
+				var first []byte
+				editLines(t, dir, "outputs/baseline-v1.jsonl", func(i int, l []byte) []byte {
+					switch i {
+					case 2 * 7:
+						first = l
+						return nil
+					case 2*7 + 1:
+						return append(l, first...)
+					}
+					return l
+				})
+			})
+		}, false},
+		{"trials on only some lines", func(t *testing.T) string {
+			return generated(t, 300, func(dir string) {
+				editLines(t, dir, "outputs/candidate-v3.jsonl", func(i int, l []byte) []byte {
+					if i == 120 {
+						return bytes.Replace(l, []byte("{"), []byte(`{"trial":1,`), 1)
+					}
+					return l
+				})
+			})
+		}, false},
 		{"a bad output line", func(t *testing.T) string {
 			return generated(t, 500, func(dir string) {
 				editFile(t, dir, "outputs/candidate-v3.jsonl", func(b []byte) []byte {
@@ -147,6 +241,47 @@ func TestStreamDirMatchesEvaluateDir(t *testing.T) {
 				t.Errorf("streamed evaluation differs from the whole one:\n%s", firstDifference(g, w))
 			}
 		})
+	}
+}
+
+// TestStreamDirFlakyTrials: a case that fails some of its trials but
+// passes enough of them is streamed as passing, its failures kept in the
+// results file and left out of the report's failing cases.
+func TestStreamDirFlakyTrials(t *testing.T) {
+	dir := generatedTrials(t, 60, 3, true, func(dir string) {
+		editFile(t, dir, "gate.json", func(b []byte) []byte {
+			return bytes.Replace(b, []byte("{"), []byte(`{"min_trial_pass_rate": 0.6,`), 1)
+		})
+		// Trial 2 of case 1, an approval, rejects the claim.
+		editLines(t, dir, "outputs/candidate-v3.jsonl", func(i int, l []byte) []byte {
+			if i == 1 {
+				return bytes.Replace(l, []byte(`"decision":"approve"`), []byte(`"decision":"reject"`), 1)
+			}
+			return l
+		})
+	})
+	rel, err := StreamDir(dir, StreamOptions{BeforeWhole: func() { t.Fatal("evaluated whole") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rel.Snapshots[2]
+	var first CaseResult
+	s.eachCase(func(i int, c *CaseResult) {
+		if i == 0 {
+			first = *c
+			first.Failures = slices.Clone(c.Failures)
+		}
+	})
+	if !first.Passed || first.Trials != 3 || first.TrialsPassed != 2 || len(first.Failures) == 0 || first.Failures[0].Trial != 2 {
+		t.Fatalf("case 1 of %s: %+v, want passed with 2 of 3 trials and trial 2's failures", s.Label(), first)
+	}
+	if s.Metrics.FlakyCases != 1 {
+		t.Errorf("flaky cases: %d, want 1", s.Metrics.FlakyCases)
+	}
+	for _, c := range s.FailingCases() {
+		if c.CaseID == first.CaseID {
+			t.Errorf("the flaky case that passed is listed as failing")
+		}
 	}
 }
 

@@ -47,16 +47,25 @@ func (t *caseTable) id(blocks []string, i int) string {
 	return t.ids.text(blocks, start, t.ends[i])
 }
 
-// verdicts are one snapshot's case verdicts, without trials.
+// verdicts are one snapshot's case verdicts.
 type verdicts struct {
 	cases *caseTable
-	// failing are the positions of the failing cases, ascending; the
-	// failures of failing[j] are the codes and details of failures from
-	// failureEnds[j-1] to failureEnds[j], each text ending at textEnds.
+	// failing are the positions of the cases with failures, ascending;
+	// the failures of failing[j] are the codes and details of failures
+	// from failureEnds[j-1] to failureEnds[j], each text ending at
+	// textEnds. Without trials such a case failed.
 	failing     []uint32
 	failureEnds []uint32
 	texts       textStore
 	textEnds    []uint32
+	// With k trials a case, a case without failures passed all k; for
+	// failing[j], trialsPassed[j] trials passed and passes[j] says
+	// whether the case passed, and each failure's trial is in
+	// failureTrials.
+	k             int
+	trialsPassed  []uint16
+	passes        []bool
+	failureTrials []uint16
 }
 
 // add records the failures of case i, judged in suite order.
@@ -69,6 +78,20 @@ func (v *verdicts) add(i int, fs []judge.Failure) {
 		v.textEnds = append(v.textEnds, v.texts.add(string(f.Code)), v.texts.add(f.Detail))
 	}
 	v.failureEnds = append(v.failureEnds, uint32(len(v.textEnds)/2))
+}
+
+// addTrials records case i with trials: passed of its trials passed, the
+// case passes or not, and fs are the failures of every trial.
+func (v *verdicts) addTrials(i int, fs []judge.Failure, passed int, pass bool) {
+	if len(fs) == 0 {
+		return
+	}
+	v.add(i, fs)
+	v.trialsPassed = append(v.trialsPassed, uint16(passed)) // at most load's limit of 1,000
+	v.passes = append(v.passes, pass)
+	for _, f := range fs {
+		v.failureTrials = append(v.failureTrials, uint16(f.Trial))
+	}
 }
 
 // verdictCursor reads verdicts back in suite order; each reader has its
@@ -89,22 +112,27 @@ func (v *verdicts) cursor() *verdictCursor {
 // in ascending order of i.
 func (cur *verdictCursor) at(i int) *CaseResult {
 	v := cur.v
-	cur.c = CaseResult{CaseID: v.cases.id(cur.ids, i), Severity: severityOrder[v.cases.severities[i]], Passed: true, Failures: cur.buf[:0]}
+	cur.c = CaseResult{CaseID: v.cases.id(cur.ids, i), Severity: severityOrder[v.cases.severities[i]], Passed: true,
+		Trials: v.k, TrialsPassed: v.k, Failures: cur.buf[:0]}
 	for cur.next < len(v.failing) && int(v.failing[cur.next]) < i {
 		cur.next++
 	}
-	if cur.next < len(v.failing) && int(v.failing[cur.next]) == i {
+	if j := cur.next; j < len(v.failing) && int(v.failing[j]) == i {
 		start := uint32(0)
-		if cur.next > 0 {
-			start = v.failureEnds[cur.next-1]
+		if j > 0 {
+			start = v.failureEnds[j-1]
 		}
-		for f := start; f < v.failureEnds[cur.next]; f++ {
-			cur.c.Failures = append(cur.c.Failures, judge.Failure{
-				Code:   judge.Code(cur.text(2 * f)),
-				Detail: cur.text(2*f + 1),
-			})
+		for f := start; f < v.failureEnds[j]; f++ {
+			failure := judge.Failure{Code: judge.Code(cur.text(2 * f)), Detail: cur.text(2*f + 1)}
+			if v.k > 0 {
+				failure.Trial = int(v.failureTrials[f])
+			}
+			cur.c.Failures = append(cur.c.Failures, failure)
 		}
 		cur.c.Passed = false
+		if v.k > 0 {
+			cur.c.TrialsPassed, cur.c.Passed = int(v.trialsPassed[j]), v.passes[j]
+		}
 		cur.buf = cur.c.Failures
 	}
 	return &cur.c
@@ -185,7 +213,9 @@ func (s *Snapshot) eachFailing(fn func(c *CaseResult)) {
 	if v := s.Result.streamed; v != nil {
 		cur := v.cursor()
 		for _, i := range v.failing {
-			fn(cur.at(int(i)))
+			if c := cur.at(int(i)); !c.Passed {
+				fn(c)
+			}
 		}
 		return
 	}
@@ -199,7 +229,7 @@ func (s *Snapshot) eachFailing(fn func(c *CaseResult)) {
 // anyFailing reports whether some case of the snapshot failed.
 func (s *Snapshot) anyFailing() bool {
 	if v := s.Result.streamed; v != nil {
-		return len(v.failing) > 0
+		return len(v.failing) > 0 && (v.k == 0 || slices.Contains(v.passes, false))
 	}
 	for i := range s.Result.Cases {
 		if !s.Result.Cases[i].Passed {

@@ -1,7 +1,10 @@
 package gensuite
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator"
@@ -32,5 +35,38 @@ func TestWriteTrials(t *testing.T) {
 	// The sample's designed outcomes survive the matchers and formats.
 	if got := rel.Snapshots[2].Result.CasesPassed; got != 60 {
 		t.Errorf("candidate-v3 passes %d of 60", got)
+	}
+}
+
+// TestWriteTrialsByCase checks that the lines of each snapshot are those
+// of WriteTrials, each case's trials one after another in suite order.
+func TestWriteTrialsByCase(t *testing.T) {
+	byTrial, byCase := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	if err := WriteTrials("../../data", byTrial, 30, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTrialsByCase("../../data", byCase, 30, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"baseline-v1", "candidate-v2", "candidate-v3"} {
+		lines := func(dir string) []string {
+			b, err := os.ReadFile(filepath.Join(dir, "outputs", name+".jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return strings.SplitAfter(string(b), "\n")
+		}
+		a, b := lines(byTrial), lines(byCase)
+		if len(a) != len(b) || len(b) != 30*3+1 {
+			t.Fatalf("%s: %d and %d lines", name, len(a), len(b))
+		}
+		for i := range 30 {
+			for trial := range 3 {
+				got, want := b[i*3+trial], a[trial*30+i]
+				if got != want || !strings.Contains(got, fmt.Sprintf(`"case_id":"%s"`, ID(i))) || !strings.Contains(got, fmt.Sprintf(`"trial":%d`, trial+1)) {
+					t.Fatalf("%s line %d: %s, want %s (case %s, trial %d)", name, i*3+trial+1, got, want, ID(i), trial+1)
+				}
+			}
+		}
 	}
 }

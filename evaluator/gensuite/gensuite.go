@@ -143,6 +143,36 @@ func WriteTrials(src, dir string, n, k int) error {
 	return nil
 }
 
+// WriteTrialsByCase is WriteTrials with each snapshot's lines in the
+// order import writes them: each case's trials one after another, trial
+// 1 first, case by case in suite order.
+func WriteTrialsByCase(src, dir string, n, k int) error {
+	if err := WriteTrials(src, dir, n, k); err != nil {
+		return err
+	}
+	snaps, err := filepath.Glob(filepath.Join(dir, "outputs", "*.jsonl"))
+	if err != nil {
+		return err
+	}
+	for _, s := range snaps {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			return err
+		}
+		lines := bytes.SplitAfter(b, []byte("\n"))
+		byCase := make([][]byte, 0, n*k)
+		for i := range n {
+			for t := range k {
+				byCase = append(byCase, lines[t*n+i])
+			}
+		}
+		if err := os.WriteFile(s, bytes.Join(byCase, nil), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // withMatchers makes copy i of case c: its title numbered, and matchers
 // in its expected arguments.
 func withMatchers(i int, c map[string]any) {

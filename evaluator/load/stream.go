@@ -277,14 +277,15 @@ func OpenOutputStream(file SnapshotFile, decisions suite.Vocabulary) (*OutputStr
 }
 
 // Next parses the next output line, io.EOF after the last. The Output
-// is the caller's to keep. A line with a trial gives ErrNotStreamable.
+// is the caller's to keep. A trial above what a snapshot may hold gives
+// ErrNotStreamable, for Outputs to word.
 func (o *OutputStream) Next() (*suite.Output, error) {
 	text, line, err := o.lr.next()
 	if err != nil {
 		return nil, err
 	}
 	out, err := parseOutput(o.d, o.file, line, text, o.decisions)
-	if err == nil && out.Trial != 0 {
+	if err == nil && out.Trial > maxTrial {
 		err = ErrNotStreamable
 	}
 	return out, err
