@@ -335,8 +335,28 @@ func TestStreamDirMemory(t *testing.T) {
 		t.Skip("generates 110,000 cases")
 	}
 	const small, large, maxBytesPerCase = 10_000, 100_000, 250
+	testStreamedMemory(t, small, large, maxBytesPerCase, func(n int) string { return generated(t, n, nil) })
+}
+
+// TestStreamDirMemoryTrials is TestStreamDirMemory for trials written
+// case by case: 3 trials of 4,000 and 24,000 cases in each snapshot. A
+// failing case keeps the failures of each trial, so a case costs more
+// than without trials (about 360 bytes is measured); judging the suite
+// whole holds about 1,650 bytes a case.
+func TestStreamDirMemoryTrials(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 28,000 cases with 3 trials")
+	}
+	const small, large, maxBytesPerCase = 4_000, 24_000, 600
+	testStreamedMemory(t, small, large, maxBytesPerCase, func(n int) string { return generatedTrials(t, n, 3, true, nil) })
+}
+
+// testStreamedMemory measures the peak live heap of streaming the
+// suites of small and large cases that generate writes, and fails when
+// it grows by more than maxBytesPerCase for each case added.
+func testStreamedMemory(t *testing.T, small, large, maxBytesPerCase int, generate func(n int) string) {
 	peak := func(n int) uint64 {
-		dir := generated(t, n, nil)
+		dir := generate(n)
 		return peakLiveHeap(t, func() {
 			rel, err := StreamDir(dir, StreamOptions{})
 			if err != nil {
@@ -356,9 +376,9 @@ func TestStreamDirMemory(t *testing.T) {
 		})
 	}
 	a, b := peak(small), peak(large)
-	perCase := (float64(b) - float64(a)) / (large - small)
+	perCase := (float64(b) - float64(a)) / float64(large-small)
 	t.Logf("peak live heap: %.1f MB at %d cases, %.1f MB at %d: %.0f bytes per case added", float64(a)/1e6, small, float64(b)/1e6, large, perCase)
-	if perCase > maxBytesPerCase {
+	if perCase > float64(maxBytesPerCase) {
 		t.Errorf("the heap grows by %.0f bytes per case, more than %d", perCase, maxBytesPerCase)
 	}
 }
