@@ -71,6 +71,9 @@ type streamedSnapshot struct {
 	k       int
 	pending *suite.Output
 	minRate *big.Rat // the share of its trials a case must pass
+	// lastTrial is the trial of the file's last line, 0 when it has
+	// none or it was not read (load.OutputStream.LastTrial).
+	lastTrial int
 }
 
 // streamDir is the streamed evaluation of StreamDir; any error, bad input
@@ -132,7 +135,7 @@ func openStreams(files []load.SnapshotFile, decisions suite.Vocabulary, table *c
 			}
 			return nil, err
 		}
-		snaps[i] = &streamedSnapshot{file: f, outputs: out, batches: make(chan []*suite.Case, 4), v: verdicts{cases: table}}
+		snaps[i] = &streamedSnapshot{file: f, outputs: out, batches: make(chan []*suite.Case, 4), v: verdicts{cases: table}, lastTrial: out.LastTrial()}
 	}
 	return snaps, nil
 }
@@ -209,7 +212,7 @@ func (s *streamedSnapshot) judge(policy *suite.Policy, batch []*suite.Case) erro
 		if s.next == 0 {
 			s.trials = out.Trial != 0
 		}
-		if !answers(c, out) || s.trials != (out.Trial != 0) {
+		if !answers(c, out) || s.trials != (out.Trial != 0) || !s.trials && s.lastTrial != 0 {
 			return load.ErrNotStreamable
 		}
 		if s.trials {
@@ -258,11 +261,15 @@ func (s *streamedSnapshot) judgeTrials(policy *suite.Policy, c *suite.Case, firs
 		out, err := s.outputs.Next()
 		switch {
 		case err == io.EOF && s.k == 0:
-			s.setK(t)
+			if err := s.setK(t); err != nil {
+				return err
+			}
 		case err != nil:
 			return err
 		case out.CaseID != c.ID && s.k == 0:
-			s.setK(t)
+			if err := s.setK(t); err != nil {
+				return err
+			}
 			s.pending = out
 		case out.Trial != t+1 || !answers(c, out):
 			return load.ErrNotStreamable
@@ -279,7 +286,13 @@ func (s *streamedSnapshot) judgeTrials(policy *suite.Policy, c *suite.Case, firs
 	return nil
 }
 
-// setK sets the trials of every case, from the first.
-func (s *streamedSnapshot) setK(k int) {
+// setK sets the trials of every case, from the first; it refuses a k
+// the file's last line does not end with, such as the single trial of
+// the first case of a file written trial after trial.
+func (s *streamedSnapshot) setK(k int) error {
+	if s.lastTrial != 0 && s.lastTrial != k {
+		return load.ErrNotStreamable
+	}
 	s.k, s.v.k = k, k
+	return nil
 }

@@ -15,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/gensuite"
+	"github.com/releasegate/releasegate/evaluator/load"
+	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // everything is what evaluate --all writes for a release: each results
@@ -282,6 +285,48 @@ func TestStreamDirFlakyTrials(t *testing.T) {
 		if c.CaseID == first.CaseID {
 			t.Errorf("the flaky case that passed is listed as failing")
 		}
+	}
+}
+
+// TestStreamTrialAfterTrialGivesUpAtOnce: a snapshot written trial after
+// trial is refused at its first case, whose single line would otherwise
+// pass for one trial a case until the whole file had been read.
+func TestStreamTrialAfterTrialGivesUpAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		byCase bool
+		want   error
+	}{{"trial after trial", false, load.ErrNotStreamable}, {"case by case", true, nil}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := generatedTrials(t, 600, 2, tc.byCase, nil)
+			ss, err := load.OpenSuiteStream(dir, decide.DefaultGates())
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := load.Snapshots(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			snaps, err := openStreams(files, ss.Suite.Decisions, &caseTable{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer snaps[0].outputs.Close()
+			s := snaps[0]
+			s.minRate = ss.Suite.Gate.TrialPassRate().Rat()
+			var first []*suite.Case
+			if _, err := ss.Each(func(batch []*suite.Case) error {
+				if first == nil {
+					first = batch[:1]
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.judge(ss.Suite.Policy, first); err != tc.want {
+				t.Errorf("judging the first case: %v, want %v", err, tc.want)
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -289,6 +290,35 @@ func (o *OutputStream) Next() (*suite.Output, error) {
 		err = ErrNotStreamable
 	}
 	return out, err
+}
+
+// LastTrial is the trial of the file's last line, read from the end of
+// the file apart from Next: 0 when it has none, or when the line cannot
+// be read at once (a long or bad line, which Next will come to). A
+// snapshot whose trials are written trial after trial ends with its
+// last trial, so its first case's single line tells it apart from one
+// trial a case before the whole file is read.
+func (o *OutputStream) LastTrial() int {
+	info, err := o.f.Stat()
+	if err != nil {
+		return 0
+	}
+	const tail = 64 << 10
+	start := max(info.Size()-tail, 0)
+	b := make([]byte, info.Size()-start)
+	if n, err := o.f.ReadAt(b, start); err != nil && err != io.EOF || n != len(b) {
+		return 0
+	}
+	b = bytes.TrimRight(b, " \t\r\n")
+	nl := bytes.LastIndexByte(b, '\n')
+	if nl < 0 && start > 0 {
+		return 0 // the line starts before the tail
+	}
+	out, err := parseOutput(newJSONDecoder(), o.file, 0, bytes.TrimSpace(b[nl+1:]), o.decisions)
+	if err != nil {
+		return 0
+	}
+	return out.Trial
 }
 
 // SHA256 is the hash of the file as read so far: of the whole file once

@@ -162,3 +162,45 @@ func TestOutputStreamReadsAsOutputs(t *testing.T) {
 		t.Error("hash differs")
 	}
 }
+
+// TestOutputStreamLastTrial reads the trial of a file's last line from
+// its end, whatever ends the file, and 0 wherever it cannot tell.
+func TestOutputStreamLastTrial(t *testing.T) {
+	const line = `{"case_id": "ER-001", "decision": "approve", "tool_calls": [], "latency_ms": 1, "cost_usd": 1`
+	long := `{"case_id": "ER-001", "decision": "approve", "tool_calls": [], "latency_ms": 1, "cost_usd": 1, "note": "` + strings.Repeat("x", 70<<10) + `", "trial": 3}`
+	for _, tc := range []struct {
+		name, text string
+		want       int
+	}{
+		{"trial 2 last", line + `, "trial": 1}` + "\n" + line + `, "trial": 2}` + "\n", 2},
+		{"no line end", line + `, "trial": 4}`, 4},
+		{"CRLF and blank lines", line + `, "trial": 1}` + "\r\n" + line + `, "trial": 3}` + "\r\n\r\n  \n", 3},
+		{"no trial", line + "}\n", 0},
+		{"a bad last line", line + `, "trial": 2}` + "\n" + line + `, "trial": 2` + "\n", 0},
+		{"a last line longer than the tail read", line + `, "trial": 1}` + "\n" + long + "\n", 0},
+		{"empty", "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "outputs.jsonl")
+			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := OpenOutputStream(SnapshotFile{Label: "x", Path: path}, suite.Vocabulary{"approve"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer out.Close()
+			if got := out.LastTrial(); got != tc.want {
+				t.Errorf("LastTrial() = %d, want %d", got, tc.want)
+			}
+			// Next still reads the file from its start.
+			if tc.text == "" {
+				return
+			}
+			if o, err := out.Next(); err != nil || o.CaseID != "ER-001" {
+				t.Errorf("Next after LastTrial: %+v, %v", o, err)
+			}
+		})
+	}
+}
