@@ -19,11 +19,11 @@ import (
 // suite when every snapshot lists its outputs in suite order, one per
 // case, or with trials each case's trials 1 to k one after another (a
 // merge join of cases and outputs; see docs/design.md, "Scale: streaming
-// evaluation"). The suite's cases are
-// read once and not kept; each case is judged in every snapshot as it
-// arrives and only a compact verdict stays. Any other folder, and any
-// bad input, is evaluated whole by EvaluateDir, which words every
-// problem; so is a folder that changes while it is read.
+// evaluation"). The suite's cases are read once and not kept; each case
+// is judged in every snapshot as it arrives and only a compact verdict
+// stays. Any other folder, and any bad input, is evaluated whole by
+// EvaluateDir, which words every problem; so is a folder that changes
+// while it is read.
 //
 // The release it returns has no Suite.Cases and no Result.Cases: read
 // its cases with WriteJSON, WriteReport, FailingCases and the
