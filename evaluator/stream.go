@@ -71,6 +71,7 @@ type streamedSnapshot struct {
 	k       int
 	pending *suite.Output
 	minRate *big.Rat // the share of its trials a case must pass
+	passes  []bool   // once k is known, whether p passed trials of k pass a case
 	// lastTrial is the trial of the file's last line, 0 when it has
 	// none or it was not read (load.OutputStream.LastTrial).
 	lastTrial int
@@ -279,7 +280,7 @@ func (s *streamedSnapshot) judgeTrials(policy *suite.Policy, c *suite.Case, firs
 		}
 		break
 	}
-	pass := new(big.Rat).SetFrac64(int64(passed), int64(s.k)).Cmp(s.minRate) >= 0
+	pass := s.passes[passed]
 	s.tally.AddTrialCase(c.Severity, pass, passed, s.k)
 	s.v.addTrials(s.next, failures, passed, pass)
 	s.next++
@@ -294,5 +295,10 @@ func (s *streamedSnapshot) setK(k int) error {
 		return load.ErrNotStreamable
 	}
 	s.k, s.v.k = k, k
+	// As judging.trialVerdict decides, once for each count.
+	s.passes = make([]bool, k+1)
+	for p := range s.passes {
+		s.passes[p] = new(big.Rat).SetFrac64(int64(p), int64(k)).Cmp(s.minRate) >= 0
+	}
 	return nil
 }
