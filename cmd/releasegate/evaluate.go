@@ -60,6 +60,11 @@ a property, the decision and gates as suite properties) and a Markdown step
 summary (decision, gates with margins, failing cases). The summary is
 appended to its file, as GitHub expects of $GITHUB_STEP_SUMMARY.
 
+--all and --latest keep a small verdict per case rather than the suite when
+every snapshot answers the cases in suite order (one line a case, or each
+case's trials one after another, as import writes them); --junit, --summary
+and snapshots in any other order read the whole suite.
+
 Exit status:
   0  PASS (or --all completed)
   3  REVIEW
@@ -232,27 +237,7 @@ func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
 	if err := load.Check(data, filepath.Join(data, load.HandoffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return failure(stderr, err)
 	}
-	// The JUnit report gives each case its recorded latency as its time,
-	// which needs the outputs, and it and the summary name cases by
-	// title, which needs the suite; otherwise the folder is streamed, in
-	// memory that does not grow with the suite.
-	var rel *evaluator.Release
-	var err error
-	if ci.junit == "" && ci.summary == "" {
-		// A streamed suite holds a few bytes a case, so a low soft limit
-		// keeps the collector from letting the heap double
-		// (docs/design.md, "Scale: streaming evaluation").
-		var opts evaluator.StreamOptions
-		if os.Getenv("GOMEMLIMIT") == "" {
-			debug.SetMemoryLimit(evaluateMemoryLimit)
-			// A suite read whole holds far more than the limit, which
-			// would keep the collector running.
-			opts.BeforeWhole = func() { debug.SetMemoryLimit(math.MaxInt64) }
-		}
-		rel, err = evaluator.StreamDir(data, opts)
-	} else {
-		rel, err = evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: ci.junit != ""})
-	}
+	rel, err := judgeFolder(data, ci)
 	if err != nil {
 		return failure(stderr, err)
 	}
@@ -271,6 +256,28 @@ func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\nwrote %s and %s in %s\n", filepath.Join(out, "RELEASE_REPORT.md"), plural(len(rel.Snapshots), "results file"), filepath.Join(out, "results"))
 	}
 	return exitOK
+}
+
+// judgeFolder judges every snapshot of the data folder. The JUnit report
+// gives each case its recorded latency as its time, which needs the
+// outputs, and it and the summary name cases by title, which needs the
+// suite; otherwise the folder is streamed, in memory that does not grow
+// with the suite.
+func judgeFolder(data string, ci ciOutputs) (*evaluator.Release, error) {
+	if ci.junit != "" || ci.summary != "" {
+		return evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: ci.junit != ""})
+	}
+	// A streamed suite holds a few bytes a case, so a low soft limit
+	// keeps the collector from letting the heap double (docs/design.md,
+	// "Scale: streaming evaluation").
+	var opts evaluator.StreamOptions
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(evaluateMemoryLimit)
+		// A suite read whole holds far more than the limit, which would
+		// keep the collector running.
+		opts.BeforeWhole = func() { debug.SetMemoryLimit(math.MaxInt64) }
+	}
+	return evaluator.StreamDir(data, opts)
 }
 
 // colourTable is the comparison table with each snapshot's decision
@@ -456,7 +463,7 @@ func evaluateLatest(data, output string, ci ciOutputs, stdout, stderr io.Writer)
 	if err := load.Check(data, filepath.Join(data, load.HandoffFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return failure(stderr, err)
 	}
-	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: ci.junit != ""})
+	rel, err := judgeFolder(data, ci)
 	if err != nil {
 		return failure(stderr, err)
 	}

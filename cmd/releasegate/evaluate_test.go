@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/releasegate/releasegate/evaluator/gensuite"
 )
 
 const sampleData = "../../data"
@@ -212,6 +214,40 @@ func TestEvaluateBadInputWritesNoCIFiles(t *testing.T) {
 	for _, f := range []string{junit, summary, filepath.Join(dir, "out.json")} {
 		if _, err := os.Stat(f); err == nil {
 			t.Errorf("%s written despite bad input", filepath.Base(f))
+		}
+	}
+}
+
+// TestEvaluateLatestStreamedAsWhole: --latest streams the data folder
+// unless a JUnit report or summary asks for the whole suite; the
+// decision, what it prints and its results file are the same either way,
+// on the sample and on a suite with trials written case by case.
+func TestEvaluateLatestStreamedAsWhole(t *testing.T) {
+	trials := filepath.Join(t.TempDir(), "data")
+	if err := gensuite.WriteTrialsByCase(sampleData, trials, 50, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range []string{sampleData, trials} {
+		for _, format := range []string{"text", "json"} {
+			dir := t.TempDir()
+			streamed, whole := filepath.Join(dir, "streamed.json"), filepath.Join(dir, "whole.json")
+			code, stdout, stderr := runCmd(t, "evaluate", "--latest", "--data", data, "--output", streamed, "--format", format)
+			wantCode, wantStdout, wantStderr := runCmd(t, "evaluate", "--latest", "--data", data, "--output", whole, "--format", format,
+				"--summary", filepath.Join(dir, "summary.md"))
+			if code != wantCode || stdout != wantStdout || stderr != wantStderr {
+				t.Errorf("%s, %s: streamed exit %d\n%s%s\nwhole exit %d\n%s%s", data, format, code, stdout, stderr, wantCode, wantStdout, wantStderr)
+			}
+			got, err := os.ReadFile(streamed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(whole)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s, %s: the results files differ", data, format)
+			}
 		}
 	}
 }
