@@ -75,6 +75,25 @@ type streamedSnapshot struct {
 	// lastTrial is the trial of the file's last line, 0 when it has
 	// none or it was not read (load.OutputStream.LastTrial).
 	lastTrial int
+	// blocks read the trials of a snapshot written trial after trial,
+	// one reader a trial; nil otherwise.
+	blocks *load.TrialBlocks
+}
+
+// close closes the snapshot's files.
+func (s *streamedSnapshot) close() {
+	s.outputs.Close()
+	if s.blocks != nil {
+		s.blocks.Close()
+	}
+}
+
+// sha256 is the hash of the snapshot's file, read whole.
+func (s *streamedSnapshot) sha256() string {
+	if s.blocks != nil {
+		return s.blocks.SHA256()
+	}
+	return s.outputs.SHA256()
 }
 
 // streamDir is the streamed evaluation of StreamDir; any error, bad input
@@ -102,7 +121,7 @@ func streamDir(dir string, gates decide.Gates) (*Release, error) {
 	}
 	defer func() {
 		for _, s := range snaps {
-			s.outputs.Close()
+			s.close()
 		}
 	}()
 	n, err := judgeStreams(ss, snaps, table)
@@ -112,7 +131,7 @@ func streamDir(dir string, gates decide.Gates) (*Release, error) {
 	rel := &Release{Suite: ss.Suite, Gates: gates, Snapshots: make([]*Snapshot, len(snaps)), streamedCases: n}
 	for i, s := range snaps {
 		r, m := resultOf(gates, ss.Suite, s.file.Label, &s.tally, s.k)
-		r.Inputs.OutputsSHA256 = s.outputs.SHA256()
+		r.Inputs.OutputsSHA256 = s.sha256()
 		r.Meta = s.file.Meta
 		r.streamed = &s.v
 		rel.Snapshots[i] = &Snapshot{Result: r, Metrics: m, Gates: gates}
@@ -184,7 +203,13 @@ func (s *streamedSnapshot) judgeAll(policy *suite.Policy, failed *atomic.Bool) {
 			}
 		}
 	}
-	if s.err == nil {
+	switch {
+	case s.err != nil:
+	case s.blocks != nil:
+		// Every case is answered: each block must end here, as read
+		// when the file was hashed.
+		s.err = s.blocks.Check()
+	default:
 		// Every case is answered: the file must end here.
 		if _, err := s.read(); err != io.EOF {
 			s.err = load.ErrNotStreamable
@@ -206,12 +231,26 @@ func (s *streamedSnapshot) read() (*suite.Output, error) {
 // trials in order when they have trials.
 func (s *streamedSnapshot) judge(policy *suite.Policy, batch []*suite.Case) error {
 	for _, c := range batch {
+		if s.blocks != nil {
+			if err := s.judgeBlocks(policy, c); err != nil {
+				return err
+			}
+			continue
+		}
 		out, err := s.read()
 		if err != nil {
 			return err
 		}
 		if s.next == 0 {
 			s.trials = out.Trial != 0
+			if byTrial, err := s.writtenByTrial(out); err != nil {
+				return err
+			} else if byTrial {
+				if err := s.judgeBlocks(policy, c); err != nil {
+					return err
+				}
+				continue
+			}
 		}
 		if !answers(c, out) || s.trials != (out.Trial != 0) || !s.trials && s.lastTrial != 0 {
 			return load.ErrNotStreamable
@@ -237,29 +276,88 @@ func answers(c *suite.Case, out *suite.Output) bool {
 	return out.CaseID == c.ID && (out.Decision != "" || !c.Expected.JudgesDecision())
 }
 
-// judgeTrials judges the trials of case c, first being trial 1's output:
-// the first case's trials set k, and every other case must have trials 1
-// to k in order, as EvaluateDir would judge them (judging.trialVerdict).
+// writtenByTrial reports whether the snapshot, first being its first
+// output, lists its trials trial after trial: trial 1 of the first case
+// is followed by another case, though the file ends with a later trial.
+// It then opens a reader on each trial's block of lines, and reading
+// goes on from those. Otherwise the line read ahead is kept for read.
+func (s *streamedSnapshot) writtenByTrial(first *suite.Output) (bool, error) {
+	if first.Trial != 1 || s.lastTrial < 2 {
+		return false, nil
+	}
+	second, err := s.outputs.Next()
+	switch {
+	case err == io.EOF:
+		return false, load.ErrNotStreamable
+	case err != nil:
+		return false, err
+	case second.CaseID == first.CaseID:
+		s.pending = second
+		return false, nil
+	}
+	if s.blocks, err = s.outputs.TrialBlocks(s.lastTrial); err != nil {
+		return false, err
+	}
+	return true, s.setK(s.lastTrial)
+}
+
+// judgeBlocks judges the k trials of case c, one from each block.
+func (s *streamedSnapshot) judgeBlocks(policy *suite.Policy, c *suite.Case) error {
+	var j trialJudging
+	for t, b := range s.blocks.Streams {
+		out, err := b.Next()
+		if err != nil {
+			return err
+		}
+		if out.Trial != t+1 || !answers(c, out) {
+			return load.ErrNotStreamable
+		}
+		s.judgeTrial(policy, c, out, &j)
+	}
+	s.decideTrials(c, &j)
+	return nil
+}
+
+// trialJudging gathers the judged trials of one case.
+type trialJudging struct {
+	failures []judge.Failure
+	passed   int
+}
+
+// judgeTrial judges one trial's output of case c into j.
+func (s *streamedSnapshot) judgeTrial(policy *suite.Policy, c *suite.Case, out *suite.Output, j *trialJudging) {
+	fs := judge.Case(c, out, policy)
+	s.tally.AddOutput(out.LatencyMS, out.CostUSD)
+	if len(fs) == 0 {
+		j.passed++
+	}
+	for f := range fs {
+		fs[f].Trial = out.Trial
+	}
+	j.failures = append(j.failures, fs...)
+}
+
+// decideTrials decides case c from its k judged trials, as
+// judging.trialVerdict does.
+func (s *streamedSnapshot) decideTrials(c *suite.Case, j *trialJudging) {
+	pass := s.passes[j.passed]
+	s.tally.AddTrialCase(c.Severity, pass, j.passed, s.k)
+	s.v.addTrials(s.next, j.failures, j.passed, pass)
+	s.next++
+}
+
+// judgeTrials judges the trials of case c, first being trial 1's output,
+// when each case's trials come one after another: the first case's
+// trials set k, and every other case must have trials 1 to k in order,
+// as EvaluateDir would judge them (judging.trialVerdict).
 func (s *streamedSnapshot) judgeTrials(policy *suite.Policy, c *suite.Case, first *suite.Output) error {
 	if first.Trial != 1 {
 		return load.ErrNotStreamable
 	}
-	var failures []judge.Failure
-	passed := 0
-	judgeTrial := func(out *suite.Output) {
-		fs := judge.Case(c, out, policy)
-		s.tally.AddOutput(out.LatencyMS, out.CostUSD)
-		if len(fs) == 0 {
-			passed++
-		}
-		for f := range fs {
-			fs[f].Trial = out.Trial
-		}
-		failures = append(failures, fs...)
-	}
-	judgeTrial(first)
+	var j trialJudging
+	s.judgeTrial(policy, c, first, &j)
 	for t := 1; s.k == 0 || t < s.k; t++ {
-		out, err := s.outputs.Next()
+		out, err := s.read()
 		switch {
 		case err == io.EOF && s.k == 0:
 			if err := s.setK(t); err != nil {
@@ -275,15 +373,12 @@ func (s *streamedSnapshot) judgeTrials(policy *suite.Policy, c *suite.Case, firs
 		case out.Trial != t+1 || !answers(c, out):
 			return load.ErrNotStreamable
 		default:
-			judgeTrial(out)
+			s.judgeTrial(policy, c, out, &j)
 			continue
 		}
 		break
 	}
-	pass := s.passes[passed]
-	s.tally.AddTrialCase(c.Severity, pass, passed, s.k)
-	s.v.addTrials(s.next, failures, passed, pass)
-	s.next++
+	s.decideTrials(c, &j)
 	return nil
 }
 

@@ -11,40 +11,55 @@ import (
 )
 
 // FuzzStreamDirTrials holds the streamed evaluation of trials to the
-// whole one on snapshots whose lines the fuzzer drops, repeats, swaps
-// and renumbers: each gives the same results files, report, table and
+// whole one on snapshots, written case by case or trial after trial,
+// whose lines the fuzzer drops, repeats, swaps, renumbers and gives to
+// other cases: each gives the same results files, report, table and
 // errors both ways, whether it can be streamed or not.
 func FuzzStreamDirTrials(f *testing.F) {
-	base := filepath.Join(f.TempDir(), "data")
-	if err := gensuite.WriteTrialsByCase(sampleDir, base, 6, 3); err != nil {
-		f.Fatal(err)
-	}
 	const snapshot = "outputs/candidate-v2.jsonl"
-	original, err := os.ReadFile(filepath.Join(base, snapshot))
-	if err != nil {
-		f.Fatal(err)
-	}
-	files := map[string][]byte{}
-	for _, name := range []string{"POLICY.md", "case.schema.json", "cases.jsonl", "gate.json", "outputs/baseline-v1.jsonl", "outputs/candidate-v3.jsonl"} {
-		b, err := os.ReadFile(filepath.Join(base, name))
-		if err != nil {
+	// files[byCase] are the generated folder's files, written case by
+	// case or trial after trial.
+	files := map[bool]map[string][]byte{}
+	for _, byCase := range []bool{true, false} {
+		base := filepath.Join(f.TempDir(), "data")
+		write := gensuite.WriteTrials
+		if byCase {
+			write = gensuite.WriteTrialsByCase
+		}
+		if err := write(sampleDir, base, 6, 3); err != nil {
 			f.Fatal(err)
 		}
-		files[name] = b
+		files[byCase] = map[string][]byte{}
+		for _, name := range []string{"POLICY.md", "case.schema.json", "cases.jsonl", "gate.json", "outputs/baseline-v1.jsonl", snapshot, "outputs/candidate-v3.jsonl"} {
+			b, err := os.ReadFile(filepath.Join(base, name))
+			if err != nil {
+				f.Fatal(err)
+			}
+			files[byCase][name] = b
+		}
 	}
-	f.Add([]byte{})                 // as generated
-	f.Add([]byte{0, 4})             // a trial dropped
-	f.Add([]byte{1, 17})            // the last line twice
-	f.Add([]byte{2, 0})             // trials 1 and 2 of the first case swapped
-	f.Add([]byte{3, 5, 7})          // a trial renumbered
-	f.Add([]byte{4, 9})             // a trial without its number
-	f.Add([]byte{5, 3})             // the first case's trials given to the second
-	f.Add([]byte{6, 2, 0, 1, 3, 1}) // a flaky pass rate, then a trial dropped
+	for _, order := range []byte{0, 1} { // case by case, trial after trial
+		f.Add([]byte{order})                   // as generated
+		f.Add([]byte{order, 0, 4})             // a trial dropped
+		f.Add([]byte{order, 1, 17})            // the last line twice
+		f.Add([]byte{order, 2, 0})             // two lines swapped
+		f.Add([]byte{order, 3, 5, 7})          // a trial renumbered
+		f.Add([]byte{order, 4, 9})             // a trial without its number
+		f.Add([]byte{order, 5, 3})             // a line given to the next case
+		f.Add([]byte{order, 6, 2, 0, 1, 3, 1}) // a flaky pass rate, then a trial dropped
+		f.Add([]byte{order, 7, 5})             // a blank line and CRLF
+	}
 	f.Fuzz(func(t *testing.T, ops []byte) {
+		if len(ops) == 0 {
+			return
+		}
+		byCase := ops[0]%2 == 0
+		ops = ops[1:]
+		original := files[byCase][snapshot]
 		lines := bytes.SplitAfter(bytes.TrimSuffix(original, []byte("\n")), []byte("\n"))
-		gate := files["gate.json"]
+		gate := files[byCase]["gate.json"]
 		for len(ops) >= 2 && len(lines) > 0 {
-			op, j := ops[0]%7, int(ops[1])%len(lines)
+			op, j := ops[0]%8, int(ops[1])%len(lines)
 			ops = ops[2:]
 			l := lines[j]
 			switch op {
@@ -64,9 +79,16 @@ func FuzzStreamDirTrials(f *testing.F) {
 			case 4:
 				lines[j] = renumber(l, 0)
 			case 5:
-				lines[j] = bytes.Replace(l, []byte(gensuite.ID(j/3)), []byte(gensuite.ID(j/3+1)), 1)
+				for c := range 6 {
+					if id := []byte(gensuite.ID(c)); bytes.Contains(l, id) {
+						lines[j] = bytes.Replace(l, id, []byte(gensuite.ID((c+1)%6)), 1)
+						break
+					}
+				}
 			case 6:
 				gate = bytes.Replace(gate, []byte("{"), []byte(fmt.Sprintf(`{"min_trial_pass_rate": 0.%d,`, j%10)), 1)
+			case 7:
+				lines[j] = append(append([]byte("\n"), bytes.TrimSuffix(l, []byte("\n"))...), "\r\n"...)
 			}
 		}
 		dir := filepath.Join(t.TempDir(), "data")
@@ -78,7 +100,7 @@ func FuzzStreamDirTrials(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		for name, b := range files {
+		for name, b := range files[byCase] {
 			write(name, b)
 		}
 		write("gate.json", gate)

@@ -61,9 +61,10 @@ summary (decision, gates with margins, failing cases). The summary is
 appended to its file, as GitHub expects of $GITHUB_STEP_SUMMARY.
 
 --all and --latest keep a small verdict per case rather than the suite when
-every snapshot answers the cases in suite order (one line a case, or each
-case's trials one after another, as import writes them); --junit, --summary
-and snapshots in any other order read the whole suite.
+every snapshot answers the cases in suite order: one line a case, or with
+trials each case's trials one after another (as import writes them) or each
+trial's lines one trial after another. --junit, --summary and snapshots in
+any other order read the whole suite.
 
 Exit status:
   0  PASS (or --all completed)

@@ -25,6 +25,9 @@ type lineReader struct {
 	n    int
 	long []byte // reused for lines longer than the buffer
 	max  int    // the longest line accepted, MaxLineBytes
+	// off is how many bytes the lines read so far hold, and start where
+	// the last line returned starts, from where reading began.
+	off, start int64
 }
 
 func newLineReader(file string, r io.Reader) *lineReader {
@@ -62,6 +65,8 @@ func (l *lineReader) next() ([]byte, int, error) {
 		if len(line) == 0 && err == io.EOF {
 			return nil, l.n, io.EOF
 		}
+		l.start = l.off
+		l.off += int64(len(line))
 		l.n++
 		if line = clean(line, l.n); line != nil {
 			return line, l.n, nil

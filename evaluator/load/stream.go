@@ -258,6 +258,7 @@ func reuse(free <-chan []byte) []byte {
 
 // OutputStream reads one snapshot's outputs a line at a time.
 type OutputStream struct {
+	src       SnapshotFile
 	file      string
 	f         *os.File
 	h         hash.Hash
@@ -274,7 +275,7 @@ func OpenOutputStream(file SnapshotFile, decisions suite.Vocabulary) (*OutputStr
 		return nil, err
 	}
 	h := sha256.New()
-	return &OutputStream{file: file.Path, f: f, h: h, lr: newLineReader(file.Path, io.TeeReader(f, h)), d: newJSONDecoder(), decisions: decisions}, nil
+	return &OutputStream{src: file, file: file.Path, f: f, h: h, lr: newLineReader(file.Path, io.TeeReader(f, h)), d: newJSONDecoder(), decisions: decisions}, nil
 }
 
 // Next parses the next output line, io.EOF after the last. The Output
