@@ -445,8 +445,7 @@ func TestStreamDirMemory(t *testing.T) {
 // TestStreamDirMemoryTrials is TestStreamDirMemory for trials, written
 // case by case and trial after trial: 3 trials of 3,000 and 15,000 cases
 // in each snapshot. A failing case keeps the failures of each trial, so
-// a case costs more than without trials (about 400–430 bytes is
-// measured);
+// a case costs more than without trials (400–430 bytes is measured);
 // judging the suite whole holds about 1,650 bytes a case.
 func TestStreamDirMemoryTrials(t *testing.T) {
 	if testing.Short() {
