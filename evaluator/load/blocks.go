@@ -47,25 +47,23 @@ func (o *OutputStream) TrialBlocks(k int) (*TrialBlocks, error) {
 		return nil, err
 	}
 	b := &TrialBlocks{}
-	if b.sha, b.sums, err = sumBlocks(o.src, starts); err != nil {
+	var size int64
+	if b.sha, b.sums, size, err = sumBlocks(o.src, starts); err != nil {
 		return nil, err
 	}
 	for t := range k {
+		end := size // the last block ends where the file did when hashed
+		if t+1 < k {
+			end = starts[t+1]
+		}
+		if end < starts[t] {
+			b.Close()
+			return nil, ErrNotStreamable
+		}
 		f, err := o.src.Open()
 		if err != nil {
 			b.Close()
 			return nil, err
-		}
-		end := int64(-1)
-		if t+1 < k {
-			end = starts[t+1]
-		} else if info, err := f.Stat(); err == nil {
-			end = info.Size()
-		}
-		if end < starts[t] {
-			f.Close()
-			b.Close()
-			return nil, ErrNotStreamable
 		}
 		h := crc32.New(castagnoli)
 		lr := newLineReader(o.file, io.TeeReader(io.NewSectionReader(f, starts[t], end-starts[t]), h))
@@ -122,20 +120,21 @@ func eachLine(file SnapshotFile, line func(*lineReader) bool) error {
 	}
 }
 
-// sumBlocks reads file whole and returns its SHA-256 and the CRC-32C of
-// each block starting at starts.
-func sumBlocks(file SnapshotFile, starts []int64) (string, []uint32, error) {
+// sumBlocks reads file whole and returns its SHA-256, the CRC-32C of
+// each block starting at starts, and its size.
+func sumBlocks(file SnapshotFile, starts []int64) (string, []uint32, int64, error) {
 	f, err := file.Open()
 	if err != nil {
-		return "", nil, err
+		return "", nil, 0, err
 	}
 	defer f.Close()
 	h := sha256.New()
 	sums := &blockSums{starts: starts, sums: make([]uint32, len(starts))}
-	if _, err := io.Copy(io.MultiWriter(h, sums), f); err != nil {
-		return "", nil, ErrNotStreamable
+	size, err := io.Copy(io.MultiWriter(h, sums), f)
+	if err != nil {
+		return "", nil, 0, ErrNotStreamable
 	}
-	return hex.EncodeToString(h.Sum(nil)), sums.sums, nil
+	return hex.EncodeToString(h.Sum(nil)), sums.sums, size, nil
 }
 
 // blockSums sums the bytes written to it block by block.

@@ -117,8 +117,7 @@ func (s *validScanner) checkedMembers(member func(name []byte) bool) bool {
 	d, b := s.d, s.b
 	from := len(d.names)
 	ok := s.checkedItems('}', func() bool {
-		start := s.i
-		if s.i = d.memberName(b, start, from); s.i < 0 {
+		if s.i = d.memberName(b, s.i, from); s.i < 0 {
 			s.fail()
 			return false
 		}
