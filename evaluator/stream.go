@@ -231,42 +231,43 @@ func (s *streamedSnapshot) read() (*suite.Output, error) {
 // trials in order when they have trials.
 func (s *streamedSnapshot) judge(policy *suite.Policy, batch []*suite.Case) error {
 	for _, c := range batch {
-		if s.blocks != nil {
-			if err := s.judgeBlocks(policy, c); err != nil {
-				return err
-			}
-			continue
+		if err := s.judgeCase(policy, c); err != nil {
+			return err
 		}
-		out, err := s.read()
+	}
+	return nil
+}
+
+// judgeCase judges case c against its outputs, read next.
+func (s *streamedSnapshot) judgeCase(policy *suite.Policy, c *suite.Case) error {
+	if s.blocks != nil {
+		return s.judgeBlocks(policy, c)
+	}
+	out, err := s.read()
+	if err != nil {
+		return err
+	}
+	if s.next == 0 {
+		s.trials = out.Trial != 0
+		byTrial, err := s.writtenByTrial(out)
 		if err != nil {
 			return err
 		}
-		if s.next == 0 {
-			s.trials = out.Trial != 0
-			if byTrial, err := s.writtenByTrial(out); err != nil {
-				return err
-			} else if byTrial {
-				if err := s.judgeBlocks(policy, c); err != nil {
-					return err
-				}
-				continue
-			}
+		if byTrial {
+			return s.judgeBlocks(policy, c)
 		}
-		if !answers(c, out) || s.trials != (out.Trial != 0) || !s.trials && s.lastTrial != 0 {
-			return load.ErrNotStreamable
-		}
-		if s.trials {
-			if err := s.judgeTrials(policy, c, out); err != nil {
-				return err
-			}
-			continue
-		}
-		fs := judge.Case(c, out, policy)
-		s.tally.AddOutput(out.LatencyMS, out.CostUSD)
-		s.tally.AddCase(c.Severity, len(fs) == 0)
-		s.v.add(s.next, fs)
-		s.next++
 	}
+	switch {
+	case !answers(c, out) || s.trials != (out.Trial != 0) || !s.trials && s.lastTrial != 0:
+		return load.ErrNotStreamable
+	case s.trials:
+		return s.judgeTrials(policy, c, out)
+	}
+	fs := judge.Case(c, out, policy)
+	s.tally.AddOutput(out.LatencyMS, out.CostUSD)
+	s.tally.AddCase(c.Severity, len(fs) == 0)
+	s.v.add(s.next, fs)
+	s.next++
 	return nil
 }
 
