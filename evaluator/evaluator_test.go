@@ -165,11 +165,22 @@ func BenchmarkFloor(b *testing.B) {
 
 // BenchmarkStreamDir is BenchmarkEvaluateAll through StreamDir, the way
 // evaluate --all judges a folder, results and report written to nowhere.
-func BenchmarkStreamDir(b *testing.B) {
+func BenchmarkStreamDir(b *testing.B) { benchmarkStreamDir(b, false) }
+
+// BenchmarkStreamDirShuffled is BenchmarkStreamDir with every snapshot's
+// lines in a random order, read sorted into suite order.
+func BenchmarkStreamDirShuffled(b *testing.B) { benchmarkStreamDir(b, true) }
+
+func benchmarkStreamDir(b *testing.B, shuffled bool) {
 	const n = 100_000
 	dir := b.TempDir()
 	if err := gensuite.Write(sampleDir, dir, n); err != nil {
 		b.Fatal(err)
+	}
+	if shuffled {
+		if err := gensuite.Shuffle(dir, 1); err != nil {
+			b.Fatal(err)
+		}
 	}
 	for b.Loop() {
 		rel, err := StreamDir(dir, StreamOptions{})

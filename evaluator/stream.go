@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"path/filepath"
@@ -21,9 +22,11 @@ import (
 // merge join of cases and outputs; see docs/design.md, "Scale: streaming
 // evaluation"). The suite's cases are read once and not kept; each case
 // is judged in every snapshot as it arrives and only a compact verdict
-// stays. Any other folder, and any bad input, is evaluated whole by
-// EvaluateDir, which words every problem; so is a folder that changes
-// while it is read.
+// stays. A folder whose outputs are in another order, or leave cases
+// unanswered, is streamed a second time with each snapshot's lines
+// sorted into suite order first. Any other folder, and any bad input, is
+// evaluated whole by EvaluateDir, which words every problem; so is a
+// folder that changes while it is read.
 //
 // The release it returns has no Suite.Cases and no Result.Cases: read
 // its cases with WriteJSON, WriteReport, FailingCases and the
@@ -33,7 +36,16 @@ func StreamDir(dir string, opts StreamOptions) (*Release, error) {
 	if gates == nil {
 		gates = decide.DefaultGates()
 	}
-	rel, err := streamDir(dir, gates)
+	rel, err := streamDir(dir, gates, nil)
+	if errors.Is(err, errOrder) {
+		var order *load.CaseOrder
+		if opts.BeforeSorted != nil {
+			opts.BeforeSorted()
+		}
+		if order, err = load.ReadCaseOrder(dir); err == nil {
+			rel, err = streamDir(dir, gates, order)
+		}
+	}
 	if err != nil {
 		if opts.BeforeWhole != nil {
 			opts.BeforeWhole()
@@ -43,12 +55,21 @@ func StreamDir(dir string, opts StreamOptions) (*Release, error) {
 	return rel, nil
 }
 
+// errOrder is why a snapshot read in file order cannot be streamed when
+// its lines, read in suite order, might be: an output for another case
+// than the next, a trial out of order, or a case with no output.
+var errOrder = fmt.Errorf("%w: outputs not in suite order", load.ErrNotStreamable)
+
 // StreamOptions tune StreamDir.
 type StreamOptions struct {
 	// BeforeWhole, when set, is called before a folder that cannot be
 	// streamed is evaluated whole: a caller that limited memory for a
 	// streamed suite lifts the limit there.
 	BeforeWhole func()
+	// BeforeSorted, when set, is called before a folder is streamed a
+	// second time with its outputs sorted into suite order, which holds
+	// more than streaming in file order.
+	BeforeSorted func()
 	// Gates are the gates each snapshot is decided by; nil decides by
 	// decide.DefaultGates.
 	Gates decide.Gates
@@ -78,6 +99,9 @@ type streamedSnapshot struct {
 	// blocks read the trials of a snapshot written trial after trial,
 	// one reader a trial; nil otherwise.
 	blocks *load.TrialBlocks
+	// order is where each case stands when outputs are read in suite
+	// order (load.OpenSortedOutputStream); nil when read in file order.
+	order *load.CaseOrder
 }
 
 // close closes the snapshot's files.
@@ -96,9 +120,10 @@ func (s *streamedSnapshot) sha256() string {
 	return s.outputs.SHA256()
 }
 
-// streamDir is the streamed evaluation of StreamDir; any error, bad input
+// streamDir is the streamed evaluation of StreamDir, reading outputs in
+// file order, or in suite order when order is set; any error, bad input
 // or not, sends the folder to EvaluateDir.
-func streamDir(dir string, gates decide.Gates) (*Release, error) {
+func streamDir(dir string, gates decide.Gates, order *load.CaseOrder) (*Release, error) {
 	ss, err := load.OpenSuiteStream(dir, gates)
 	if err != nil {
 		return nil, err
@@ -112,7 +137,7 @@ func streamDir(dir string, gates decide.Gates) (*Release, error) {
 		return nil, err
 	}
 	table := &caseTable{}
-	snaps, err := openStreams(files, ss.Suite.Decisions, table)
+	snaps, err := openStreams(files, ss.Suite.Decisions, table, order)
 	if err != nil {
 		return nil, err
 	}
@@ -143,19 +168,32 @@ func streamDir(dir string, gates decide.Gates) (*Release, error) {
 }
 
 // openStreams opens the outputs of every snapshot for streaming, their
-// verdicts kept in table; when one cannot be opened, those opened are
-// closed again.
-func openStreams(files []load.SnapshotFile, decisions suite.Vocabulary, table *caseTable) ([]*streamedSnapshot, error) {
+// verdicts kept in table, in file order or, given order, in suite order
+// (each file sorted on a goroutine of its own); when one cannot be
+// opened, those opened are closed again.
+func openStreams(files []load.SnapshotFile, decisions suite.Vocabulary, table *caseTable, order *load.CaseOrder) ([]*streamedSnapshot, error) {
+	outs := make([]*load.OutputStream, len(files))
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		if order == nil {
+			outs[i], errs[i] = load.OpenOutputStream(f, decisions)
+			continue
+		}
+		wg.Go(func() { outs[i], errs[i] = load.OpenSortedOutputStream(f, decisions, order) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, o := range outs {
+			if o != nil {
+				o.Close()
+			}
+		}
+		return nil, err
+	}
 	snaps := make([]*streamedSnapshot, len(files))
 	for i, f := range files {
-		out, err := load.OpenOutputStream(f, decisions)
-		if err != nil {
-			for _, s := range snaps[:i] {
-				s.outputs.Close()
-			}
-			return nil, err
-		}
-		snaps[i] = &streamedSnapshot{file: f, outputs: out, batches: make(chan []*suite.Case, 4), v: verdicts{cases: table}, lastTrial: out.LastTrial()}
+		snaps[i] = &streamedSnapshot{file: f, outputs: outs[i], batches: make(chan []*suite.Case, 4), v: verdicts{cases: table}, lastTrial: outs[i].LastTrial(), order: order}
 	}
 	return snaps, nil
 }
@@ -243,7 +281,13 @@ func (s *streamedSnapshot) judgeCase(policy *suite.Policy, c *suite.Case) error 
 	if s.blocks != nil {
 		return s.judgeBlocks(policy, c)
 	}
+	if s.outputs.Missing(s.next) {
+		return s.judgeMissing(policy, c)
+	}
 	out, err := s.read()
+	if err == io.EOF {
+		return errOrder // a case left without an output
+	}
 	if err != nil {
 		return err
 	}
@@ -258,6 +302,8 @@ func (s *streamedSnapshot) judgeCase(policy *suite.Policy, c *suite.Case) error 
 		}
 	}
 	switch {
+	case out.CaseID != c.ID:
+		return errOrder
 	case !answers(c, out) || s.trials != (out.Trial != 0) || !s.trials && s.lastTrial != 0:
 		return load.ErrNotStreamable
 	case s.trials:
@@ -265,6 +311,21 @@ func (s *streamedSnapshot) judgeCase(policy *suite.Policy, c *suite.Case) error 
 	}
 	fs := judge.Case(c, out, policy)
 	s.tally.AddOutput(out.LatencyMS, out.CostUSD)
+	s.tally.AddCase(c.Severity, len(fs) == 0)
+	s.v.add(s.next, fs)
+	s.next++
+	return nil
+}
+
+// judgeMissing judges case c, which a snapshot read in suite order gives
+// no output, as judging.finish does. The case must stand where the
+// suite's ids were read, as an output's case_id shows it for every other
+// case.
+func (s *streamedSnapshot) judgeMissing(policy *suite.Policy, c *suite.Case) error {
+	if p, ok := s.order.Position(c.ID); !ok || p != s.next {
+		return load.ErrNotStreamable
+	}
+	fs := judge.Case(c, nil, policy)
 	s.tally.AddCase(c.Severity, len(fs) == 0)
 	s.v.add(s.next, fs)
 	s.next++
@@ -310,7 +371,10 @@ func (s *streamedSnapshot) judgeBlocks(policy *suite.Policy, c *suite.Case) erro
 		if err != nil {
 			return err
 		}
-		if out.Trial != t+1 || !answers(c, out) {
+		if out.Trial != t+1 || out.CaseID != c.ID {
+			return errOrder
+		}
+		if !answers(c, out) {
 			return load.ErrNotStreamable
 		}
 		s.judgeTrial(policy, c, out, &j)
@@ -353,7 +417,7 @@ func (s *streamedSnapshot) decideTrials(c *suite.Case, j *trialJudging) {
 // as EvaluateDir would judge them (judging.trialVerdict).
 func (s *streamedSnapshot) judgeTrials(policy *suite.Policy, c *suite.Case, first *suite.Output) error {
 	if first.Trial != 1 {
-		return load.ErrNotStreamable
+		return errOrder
 	}
 	var j trialJudging
 	s.judgeTrial(policy, c, first, &j)
@@ -371,7 +435,9 @@ func (s *streamedSnapshot) judgeTrials(policy *suite.Policy, c *suite.Case, firs
 				return err
 			}
 			s.pending = out
-		case out.Trial != t+1 || !answers(c, out):
+		case out.Trial != t+1 || out.CaseID != c.ID:
+			return errOrder
+		case !answers(c, out):
 			return load.ErrNotStreamable
 		default:
 			s.judgeTrial(policy, c, out, &j)

@@ -6,19 +6,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/gensuite"
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
+	"github.com/releasegate/releasegate/internal/livepeak"
 )
 
 // everything is what evaluate --all writes for a release: each results
@@ -108,6 +104,11 @@ func TestStreamDirMatchesEvaluateDir(t *testing.T) {
 		lines := bytes.SplitAfter(b, []byte("\n"))
 		return bytes.Join(lines[:len(lines)-2], nil)
 	}
+	shuffled := func(t *testing.T, dir string) {
+		if err := gensuite.Shuffle(dir, 7); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		name     string
 		dir      func(t *testing.T) string
@@ -130,19 +131,19 @@ func TestStreamDirMatchesEvaluateDir(t *testing.T) {
 			return generated(t, 500, func(dir string) {
 				editFile(t, dir, "outputs/candidate-v2.jsonl", reversed)
 			})
-		}, false},
+		}, true},
 		{"an output missing", func(t *testing.T) string {
 			return generated(t, 500, func(dir string) {
 				editFile(t, dir, "outputs/candidate-v3.jsonl", dropLast)
 			})
-		}, false},
+		}, true},
 		{"a case without outputs", func(t *testing.T) string {
 			return generated(t, 500, func(dir string) {
 				editFile(t, dir, "cases.jsonl", func(b []byte) []byte {
 					return append(b, bytes.Replace(bytes.SplitAfter(b, []byte("\n"))[0], []byte("GEN-000001"), []byte("GEN-EXTRA"), 1)...)
 				})
 			})
-		}, false},
+		}, true},
 		{"a duplicate case", func(t *testing.T) string {
 			return generated(t, 500, func(dir string) {
 				editFile(t, dir, "cases.jsonl", func(b []byte) []byte {
@@ -207,7 +208,7 @@ func TestStreamDirMatchesEvaluateDir(t *testing.T) {
 					return l
 				})
 			})
-		}, false},
+		}, true},
 		{"trials, trial after trial, two cases swapped in a trial", func(t *testing.T) string {
 			return generatedTrials(t, 300, 2, false, func(dir string) {
 				var first []byte
@@ -222,7 +223,7 @@ func TestStreamDirMatchesEvaluateDir(t *testing.T) {
 					return l
 				})
 			})
-		}, false},
+		}, true},
 		{"trials, one missing", func(t *testing.T) string {
 			return generatedTrials(t, 300, 3, true, func(dir string) {
 				editLines(t, dir, "outputs/candidate-v3.jsonl", func(i int, l []byte) []byte {
@@ -257,12 +258,108 @@ func TestStreamDirMatchesEvaluateDir(t *testing.T) {
 					return l
 				})
 			})
-		}, false},
+		}, true},
 		{"trials on only some lines", func(t *testing.T) string {
 			return generated(t, 300, func(dir string) {
 				editLines(t, dir, "outputs/candidate-v3.jsonl", func(i int, l []byte) []byte {
 					if i == 120 {
 						return bytes.Replace(l, []byte("{"), []byte(`{"trial":1,`), 1)
+					}
+					return l
+				})
+			})
+		}, false},
+		{"outputs shuffled", func(t *testing.T) string {
+			return generated(t, 700, func(dir string) { shuffled(t, dir) })
+		}, true},
+		{"outputs shuffled, with blank lines, CRLF and a byte-order mark", func(t *testing.T) string {
+			return generated(t, 500, func(dir string) {
+				shuffled(t, dir)
+				editLines(t, dir, "outputs/candidate-v2.jsonl", func(i int, l []byte) []byte {
+					switch {
+					case i == 0:
+						return append([]byte("\uFEFF"), l...)
+					case i%7 == 0:
+						return append(bytes.Replace(l, []byte("\n"), []byte("\r\n"), 1), " \n\n"...)
+					}
+					return l
+				})
+			})
+		}, true},
+		{"outputs shuffled, the first case without any", func(t *testing.T) string {
+			return generated(t, 400, func(dir string) {
+				shuffled(t, dir)
+				editLines(t, dir, "outputs/baseline-v1.jsonl", func(_ int, l []byte) []byte {
+					if bytes.Contains(l, []byte(`"GEN-000001"`)) {
+						return nil
+					}
+					return l
+				})
+			})
+		}, true},
+		{"outputs shuffled, one snapshot empty and one with a single line", func(t *testing.T) string {
+			return generated(t, 300, func(dir string) {
+				shuffled(t, dir)
+				editFile(t, dir, "outputs/baseline-v1.jsonl", func([]byte) []byte { return nil })
+				editFile(t, dir, "outputs/candidate-v2.jsonl", func(b []byte) []byte { return b[:bytes.IndexByte(b, '\n')+1] })
+			})
+		}, true},
+		{"case ids and output ids written with escapes", func(t *testing.T) string {
+			return generated(t, 300, func(dir string) {
+				shuffled(t, dir)
+				editFile(t, dir, "cases.jsonl", func(b []byte) []byte {
+					return bytes.Replace(b, []byte(`"GEN-000007"`), []byte(`"GEN\u002d000007"`), 1)
+				})
+				editFile(t, dir, "outputs/candidate-v3.jsonl", func(b []byte) []byte {
+					return bytes.Replace(b, []byte(`"case_id":"GEN-000009"`), []byte(`"x":1,"case_id":"GEN\u002D000009"`), 1)
+				})
+			})
+		}, true},
+		{"trials case by case, shuffled", func(t *testing.T) string {
+			return generatedTrials(t, 300, 3, true, func(dir string) { shuffled(t, dir) })
+		}, true},
+		{"trials trial after trial, shuffled", func(t *testing.T) string {
+			return generatedTrials(t, 300, 2, false, func(dir string) { shuffled(t, dir) })
+		}, true},
+		{"trials shuffled, a case without any", func(t *testing.T) string {
+			return generatedTrials(t, 200, 2, true, func(dir string) {
+				shuffled(t, dir)
+				editLines(t, dir, "outputs/candidate-v3.jsonl", func(_ int, l []byte) []byte {
+					if bytes.Contains(l, []byte(`"GEN-000005"`)) {
+						return nil
+					}
+					return l
+				})
+			})
+		}, false},
+		{"outputs shuffled, one given twice", func(t *testing.T) string {
+			return generated(t, 300, func(dir string) {
+				shuffled(t, dir)
+				editLines(t, dir, "outputs/candidate-v2.jsonl", func(i int, l []byte) []byte {
+					if i == 40 {
+						return append(l, l...)
+					}
+					return l
+				})
+			})
+		}, false},
+		{"outputs shuffled, one of no case", func(t *testing.T) string {
+			return generated(t, 300, func(dir string) {
+				shuffled(t, dir)
+				editLines(t, dir, "outputs/candidate-v2.jsonl", func(i int, l []byte) []byte {
+					if i == 40 {
+						return append(l, bytes.Replace(l, []byte(`"case_id":"GEN-`), []byte(`"case_id":"NOPE-`), 1)...)
+					}
+					return l
+				})
+			})
+		}, false},
+		{"outputs shuffled, a bad line", func(t *testing.T) string {
+			return generated(t, 300, func(dir string) {
+				shuffled(t, dir)
+				editLines(t, dir, "outputs/baseline-v1.jsonl", func(i int, l []byte) []byte {
+					if i == 100 {
+						return bytes.Replace(l, []byte(`"latency_ms":`), []byte(`"latency_ms":-`), 1)
 					}
 					return l
 				})
@@ -360,7 +457,7 @@ func TestStreamTrialAfterTrialTellsAtOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			snaps, err := openStreams(files, ss.Suite.Decisions, &caseTable{})
+			snaps, err := openStreams(files, ss.Suite.Decisions, &caseTable{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -399,36 +496,6 @@ func firstDifference(got, want string) string {
 	return fmt.Sprintf("got  …%s…\nwant …%s…", got[from:min(len(got), i+200)], want[from:min(len(want), i+200)])
 }
 
-// peakLiveHeap runs f with the collector running often and reports the
-// most heap that was live at the end of any collection meanwhile: what
-// f holds, with little of the garbage it leaves.
-func peakLiveHeap(t *testing.T, f func()) uint64 {
-	defer debug.SetGCPercent(debug.SetGCPercent(5))
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		for {
-			metrics.Read(sample)
-			if v := sample[0].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(time.Millisecond):
-			}
-		}
-	}()
-	f()
-	close(done)
-	<-stopped
-	return peak.Load()
-}
-
 // TestStreamDirMemory checks that what evaluate --all holds does not grow
 // with the suite but by a compact verdict per case: the peak live heap
 // of judging 100,000 cases × 3 snapshots and writing their results
@@ -465,7 +532,7 @@ func TestStreamDirMemoryTrials(t *testing.T) {
 func testStreamedMemory(t *testing.T, small, large, maxBytesPerCase int, generate func(n int) string) {
 	peak := func(n int) uint64 {
 		dir := generate(n)
-		return peakLiveHeap(t, func() {
+		return livepeak.Of(func() {
 			rel, err := StreamDir(dir, StreamOptions{})
 			if err != nil {
 				t.Fatal(err)

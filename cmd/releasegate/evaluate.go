@@ -60,11 +60,14 @@ a property, the decision and gates as suite properties) and a Markdown step
 summary (decision, gates with margins, failing cases). The summary is
 appended to its file, as GitHub expects of $GITHUB_STEP_SUMMARY.
 
---all and --latest keep a small verdict per case rather than the suite when
-every snapshot answers the cases in suite order: one line a case, or with
-trials each case's trials one after another (as import writes them) or each
-trial's lines one trial after another. --junit, --summary and snapshots in
-any other order read the whole suite.
+--all and --latest keep a small verdict per case rather than the suite.
+Snapshots in suite order (one line a case, or with trials each case's
+trials one after another, as import writes them, or each trial's lines one
+trial after another) are judged as they are read. Snapshots in any other
+order, or leaving cases without an output, are read once more with their
+lines sorted into suite order, which holds an entry per line and a window
+of their text. --junit, --summary, and trials that leave a case without
+any read the whole suite.
 
 Exit status:
   0  PASS (or --all completed)
@@ -93,6 +96,11 @@ Examples:
 // evaluate --all when GOMEMLIMIT is not set: 1,000,000 cases × 3
 // snapshots hold under 200 MiB.
 const evaluateMemoryLimit = 224 << 20
+
+// sortedMemoryLimit replaces evaluateMemoryLimit while snapshots out of
+// suite order are streamed sorted: 1,000,000 cases × 3 shuffled
+// snapshots hold about 400 MiB.
+const sortedMemoryLimit = 512 << 20
 
 // ciOutputs are the evaluate flags shared by both forms: extra files for
 // CI and how to print.
@@ -277,6 +285,9 @@ func judgeFolder(data string, ci ciOutputs) (*evaluator.Release, error) {
 		// A suite read whole holds far more than the limit, which would
 		// keep the collector running.
 		opts.BeforeWhole = func() { debug.SetMemoryLimit(math.MaxInt64) }
+		// Lines sorted into suite order hold windows of every snapshot's
+		// text and an entry a line.
+		opts.BeforeSorted = func() { debug.SetMemoryLimit(sortedMemoryLimit) }
 	}
 	return evaluator.StreamDir(data, opts)
 }

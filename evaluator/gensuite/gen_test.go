@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,6 +68,54 @@ func TestWriteTrialsByCase(t *testing.T) {
 					t.Fatalf("%s line %d: %s, want %s (case %s, trial %d)", name, i*3+trial+1, got, want, ID(i), trial+1)
 				}
 			}
+		}
+	}
+}
+
+// TestShuffle checks that every snapshot keeps its lines, each once, in
+// another order, and that a seed gives the same order again.
+func TestShuffle(t *testing.T) {
+	read := func(dir string) map[string][]string {
+		snaps := map[string][]string{}
+		for _, name := range []string{"baseline-v1", "candidate-v2", "candidate-v3"} {
+			b, err := os.ReadFile(filepath.Join(dir, "outputs", name+".jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.SplitAfter(string(b), "\n")
+			if lines[len(lines)-1] != "" {
+				t.Fatalf("%s: the last line has no line end", name)
+			}
+			snaps[name] = lines[:len(lines)-1]
+		}
+		return snaps
+	}
+	dirs := []string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")}
+	for _, dir := range dirs {
+		if err := Write("../../data", dir, 200); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ordered := read(dirs[0])
+	for _, dir := range dirs {
+		if err := Shuffle(dir, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shuffled, again := read(dirs[0]), read(dirs[1])
+	for name, want := range ordered {
+		got := shuffled[name]
+		if slices.Equal(got, want) {
+			t.Errorf("%s: the lines kept their order", name)
+		}
+		if !slices.Equal(got, again[name]) {
+			t.Errorf("%s: the same seed gave another order", name)
+		}
+		slices.Sort(got)
+		want = slices.Clone(want)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: the lines changed", name)
 		}
 	}
 }

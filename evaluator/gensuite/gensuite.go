@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -167,6 +168,33 @@ func WriteTrialsByCase(src, dir string, n, k int) error {
 			}
 		}
 		if err := os.WriteFile(s, bytes.Join(byCase, nil), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Shuffle puts the lines of every snapshot of the data folder dir in a
+// random order, the same for the same seed, as an agent run in parallel
+// writes them: each line as its case finishes.
+func Shuffle(dir string, seed uint64) error {
+	snaps, err := filepath.Glob(filepath.Join(dir, "outputs", "*.jsonl"))
+	if err != nil {
+		return err
+	}
+	for _, s := range snaps {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			return err
+		}
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			b = append(b, '\n')
+		}
+		lines := bytes.SplitAfter(b, []byte("\n"))
+		lines = lines[:len(lines)-1] // the empty string after the last line end
+		r := rand.New(rand.NewPCG(seed, uint64(len(lines))))
+		r.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+		if err := os.WriteFile(s, bytes.Join(lines, nil), 0o644); err != nil {
 			return err
 		}
 	}

@@ -39,7 +39,7 @@ type TrialBlocks struct {
 // ErrNotStreamable when the file's lines cannot be cut into k blocks of
 // equal length.
 func (o *OutputStream) TrialBlocks(k int) (*TrialBlocks, error) {
-	if k < 2 || k > MaxStreamedTrials {
+	if k < 2 || k > MaxStreamedTrials || o.sorted != nil {
 		return nil, ErrNotStreamable
 	}
 	starts, lines, err := blockStarts(o.src, k)

@@ -265,6 +265,9 @@ type OutputStream struct {
 	lr        *lineReader
 	d         *jsonDecoder
 	decisions suite.Vocabulary
+	// sorted, when set, hands out the lines in suite order in place of
+	// lr (OpenSortedOutputStream).
+	sorted *sortedLines
 }
 
 // OpenOutputStream opens the outputs of file for reading with Next;
@@ -282,7 +285,14 @@ func OpenOutputStream(file SnapshotFile, decisions suite.Vocabulary) (*OutputStr
 // is the caller's to keep. A trial above what a snapshot may hold gives
 // ErrNotStreamable, for Outputs to word.
 func (o *OutputStream) Next() (*suite.Output, error) {
-	text, line, err := o.lr.next()
+	var text []byte
+	var line int
+	var err error
+	if o.sorted != nil {
+		text, line, err = o.sorted.nextLine(o.f)
+	} else {
+		text, line, err = o.lr.next()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -300,6 +310,9 @@ func (o *OutputStream) Next() (*suite.Output, error) {
 // last trial, so its first case's single line tells it apart from one
 // trial a case before the whole file is read.
 func (o *OutputStream) LastTrial() int {
+	if o.sorted != nil {
+		return o.sorted.lastTrial()
+	}
 	info, err := o.f.Stat()
 	if err != nil {
 		return 0
@@ -324,7 +337,16 @@ func (o *OutputStream) LastTrial() int {
 
 // SHA256 is the hash of the file as read so far: of the whole file once
 // Next has returned io.EOF.
-func (o *OutputStream) SHA256() string { return hex.EncodeToString(o.h.Sum(nil)) }
+func (o *OutputStream) SHA256() string {
+	if o.sorted != nil {
+		return o.sorted.sha
+	}
+	return hex.EncodeToString(o.h.Sum(nil))
+}
+
+// Missing reports whether a stream read in suite order has no line for
+// the case at position p; false for a stream read in file order.
+func (o *OutputStream) Missing(p int) bool { return o.sorted != nil && !o.sorted.has(p) }
 
 // Close closes the file.
 func (o *OutputStream) Close() error { return o.f.Close() }

@@ -6,6 +6,7 @@
 //
 //	go run ./internal/cmd/scale -cases 300000
 //	go run ./internal/cmd/scale -cases 100000 -commands evaluate,build
+//	go run ./internal/cmd/scale -cases 100000 -shuffled
 package main
 
 import (
@@ -43,8 +44,9 @@ func main() {
 	commands := flag.String("commands", "evaluate", "measure these commands, comma separated: evaluate, build")
 	bin := flag.String("bin", "", "measure the releasegate binaries at `PATHS`, comma separated, side by side (default: build ./cmd/releasegate)")
 	sample := flag.String("sample", "data", "generate suites from the sample data folder `DIR`")
+	shuffled := flag.Bool("shuffled", false, "put each snapshot's lines in a random order, as an agent run in parallel writes them")
 	flag.Parse()
-	if err := run(*sample, *cases, *dir, *runs, strings.Split(*commands, ","), *bin); err != nil {
+	if err := run(*sample, *cases, *shuffled, *dir, *runs, strings.Split(*commands, ","), *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
@@ -56,13 +58,21 @@ type measurement struct {
 	peakMB     float64
 }
 
-func run(sample string, n int, dir string, runs int, commands []string, bin string) error {
+func run(sample string, n int, shuffled bool, dir string, runs int, commands []string, bin string) error {
 	data := filepath.Join(dir, fmt.Sprintf("data-%d", n))
+	if shuffled {
+		data += "-shuffled"
+	}
 	if _, err := os.Stat(filepath.Join(data, "gate.json")); err != nil {
 		fmt.Printf("generating %d cases × 3 snapshots in %s\n", n, data)
 		os.RemoveAll(data + ".tmp")
 		if err := gensuite.Write(sample, data+".tmp", n); err != nil {
 			return err
+		}
+		if shuffled {
+			if err := gensuite.Shuffle(data+".tmp", 1); err != nil {
+				return err
+			}
 		}
 		if err := os.Rename(data+".tmp", data); err != nil {
 			return err
@@ -113,7 +123,11 @@ func run(sample string, n int, dir string, runs int, commands []string, bin stri
 		}
 	}
 	floorUser := best(results[0], func(m measurement) float64 { return m.user.Seconds() })
-	fmt.Printf("%d cases × 3 snapshots, best of %d (spread)\n", n, runs)
+	order := ""
+	if shuffled {
+		order = ", lines shuffled"
+	}
+	fmt.Printf("%d cases × 3 snapshots%s, best of %d (spread)\n", n, order, runs)
 	fmt.Printf("%-28s %22s %22s %24s %8s\n", "", "user s", "wall s", "peak RSS MB", "× floor")
 	for j, jb := range jobs {
 		user := stat(results[j], func(m measurement) float64 { return m.user.Seconds() })
