@@ -148,8 +148,30 @@ type Release struct {
 	Gates decide.Gates
 
 	// streamedCases counts the cases of a suite StreamDir read without
-	// keeping them in Suite.Cases.
+	// keeping them in Suite.Cases, and streamed holds their ids,
+	// severities and titles.
 	streamedCases int
+	streamed      *caseTable
+}
+
+// Only is the release narrowed to s, one of its snapshots, for what is
+// written about s alone.
+func (r *Release) Only(s *Snapshot) *Release {
+	only := *r
+	only.Snapshots = []*Snapshot{s}
+	return &only
+}
+
+// CaseTitle is the title of the case at position i; "" when StreamDir
+// did not keep the titles (StreamOptions.Titles).
+func (r *Release) CaseTitle(i int) string {
+	if t := r.streamed; t != nil {
+		if t.titles == nil {
+			return ""
+		}
+		return t.titles.at(t.titles.store.blocks(), i)
+	}
+	return r.Suite.Cases[i].Title
 }
 
 // Specs are the gates the release was decided by, which its reports
@@ -247,10 +269,10 @@ func compare(before, after *Snapshot, level stats.Level) *decide.Comparison {
 	var changes []decide.CaseChange
 	if before.Result.streamed != nil || after.Result.streamed != nil {
 		verdicts := make([]decide.CaseVerdict, 0, before.Result.CasesTotal)
-		before.eachCase(func(_ int, a *CaseResult) {
+		before.EachCase(func(_ int, a *CaseResult) {
 			verdicts = append(verdicts, decide.CaseVerdict{Passed: a.Passed, Trials: a.Trials, TrialsPassed: a.TrialsPassed})
 		})
-		after.eachCase(func(i int, b *CaseResult) {
+		after.EachCase(func(i int, b *CaseResult) {
 			if a := verdicts[i]; a.Passed != b.Passed {
 				changes = append(changes, decide.ChangeOf(i, b.CaseID, a,
 					decide.CaseVerdict{Passed: b.Passed, Trials: b.Trials, TrialsPassed: b.TrialsPassed}, level))

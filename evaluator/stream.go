@@ -36,21 +36,21 @@ func StreamDir(dir string, opts StreamOptions) (*Release, error) {
 	if gates == nil {
 		gates = decide.DefaultGates()
 	}
-	rel, err := streamDir(dir, gates, nil)
+	rel, err := streamDir(dir, opts, gates, nil)
 	if errors.Is(err, errOrder) {
 		var order *load.CaseOrder
 		if opts.BeforeSorted != nil {
 			opts.BeforeSorted()
 		}
 		if order, err = load.ReadCaseOrder(dir); err == nil {
-			rel, err = streamDir(dir, gates, order)
+			rel, err = streamDir(dir, opts, gates, order)
 		}
 	}
 	if err != nil {
 		if opts.BeforeWhole != nil {
 			opts.BeforeWhole()
 		}
-		return EvaluateDir(dir, Options{Gates: gates})
+		return EvaluateDir(dir, Options{Gates: gates, KeepOutputs: opts.Latencies})
 	}
 	return rel, nil
 }
@@ -73,6 +73,10 @@ type StreamOptions struct {
 	// Gates are the gates each snapshot is decided by; nil decides by
 	// decide.DefaultGates.
 	Gates decide.Gates
+	// Titles keeps each case's title, and Latencies each case's recorded
+	// latency in every snapshot, for the JUnit report and the step
+	// summary (Release.CaseTitle, Snapshot.CaseSeconds).
+	Titles, Latencies bool
 }
 
 // streamedSnapshot is one snapshot being judged as its suite streams by.
@@ -102,6 +106,9 @@ type streamedSnapshot struct {
 	// order is where each case stands when outputs are read in suite
 	// order (load.OpenSortedOutputStream); nil when read in file order.
 	order *load.CaseOrder
+	// latencies gathers the latency literals of the case being judged,
+	// when they are kept.
+	latencies []byte
 }
 
 // close closes the snapshot's files.
@@ -123,7 +130,7 @@ func (s *streamedSnapshot) sha256() string {
 // streamDir is the streamed evaluation of StreamDir, reading outputs in
 // file order, or in suite order when order is set; any error, bad input
 // or not, sends the folder to EvaluateDir.
-func streamDir(dir string, gates decide.Gates, order *load.CaseOrder) (*Release, error) {
+func streamDir(dir string, opts StreamOptions, gates decide.Gates, order *load.CaseOrder) (*Release, error) {
 	ss, err := load.OpenSuiteStream(dir, gates)
 	if err != nil {
 		return nil, err
@@ -137,12 +144,18 @@ func streamDir(dir string, gates decide.Gates, order *load.CaseOrder) (*Release,
 		return nil, err
 	}
 	table := &caseTable{}
+	if opts.Titles {
+		table.titles = &textList{}
+	}
 	snaps, err := openStreams(files, ss.Suite.Decisions, table, order)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range snaps {
 		s.minRate = ss.Suite.Gate.TrialPassRate().Rat()
+		if opts.Latencies {
+			s.v.latencies = &textList{}
+		}
 	}
 	defer func() {
 		for _, s := range snaps {
@@ -153,7 +166,7 @@ func streamDir(dir string, gates decide.Gates, order *load.CaseOrder) (*Release,
 	if err != nil {
 		return nil, err
 	}
-	rel := &Release{Suite: ss.Suite, Gates: gates, Snapshots: make([]*Snapshot, len(snaps)), streamedCases: n}
+	rel := &Release{Suite: ss.Suite, Gates: gates, Snapshots: make([]*Snapshot, len(snaps)), streamedCases: n, streamed: table}
 	for i, s := range snaps {
 		r, m := resultOf(gates, ss.Suite, s.file.Label, &s.tally, s.k)
 		r.Inputs.OutputsSHA256 = s.sha256()
@@ -313,6 +326,10 @@ func (s *streamedSnapshot) judgeCase(policy *suite.Policy, c *suite.Case) error 
 	s.tally.AddOutput(out.LatencyMS, out.CostUSD)
 	s.tally.AddCase(c.Severity, len(fs) == 0)
 	s.v.add(s.next, fs)
+	if s.v.latencies != nil {
+		s.latencies = appendLatency(s.latencies[:0], out)
+		s.v.addLatencies(s.latencies)
+	}
 	s.next++
 	return nil
 }
@@ -328,6 +345,7 @@ func (s *streamedSnapshot) judgeMissing(policy *suite.Policy, c *suite.Case) err
 	fs := judge.Case(c, nil, policy)
 	s.tally.AddCase(c.Severity, len(fs) == 0)
 	s.v.add(s.next, fs)
+	s.v.addLatencies(nil)
 	s.next++
 	return nil
 }
@@ -393,6 +411,9 @@ type trialJudging struct {
 func (s *streamedSnapshot) judgeTrial(policy *suite.Policy, c *suite.Case, out *suite.Output, j *trialJudging) {
 	fs := judge.Case(c, out, policy)
 	s.tally.AddOutput(out.LatencyMS, out.CostUSD)
+	if s.v.latencies != nil {
+		s.latencies = appendLatency(s.latencies, out)
+	}
 	if len(fs) == 0 {
 		j.passed++
 	}
@@ -408,6 +429,8 @@ func (s *streamedSnapshot) decideTrials(c *suite.Case, j *trialJudging) {
 	pass := s.passes[j.passed]
 	s.tally.AddTrialCase(c.Severity, pass, j.passed, s.k)
 	s.v.addTrials(s.next, j.failures, j.passed, pass)
+	s.v.addLatencies(s.latencies)
+	s.latencies = s.latencies[:0]
 	s.next++
 }
 

@@ -332,6 +332,17 @@ func TestStreamDirMatchesEvaluateDir(t *testing.T) {
 				})
 			})
 		}, false},
+		{"trials shuffled, one trial named with escapes", func(t *testing.T) string {
+			return generatedTrials(t, 200, 3, true, func(dir string) {
+				editLines(t, dir, "outputs/candidate-v2.jsonl", func(i int, l []byte) []byte {
+					if i == 3*40+1 {
+						return bytes.Replace(l, []byte(`"trial":`), []byte(`"tr\u0069al":`), 1)
+					}
+					return l
+				})
+				shuffled(t, dir)
+			})
+		}, false},
 		{"outputs shuffled, one given twice", func(t *testing.T) string {
 			return generated(t, 300, func(dir string) {
 				shuffled(t, dir)
@@ -419,7 +430,7 @@ func TestStreamDirFlakyTrials(t *testing.T) {
 	}
 	s := rel.Snapshots[2]
 	var first CaseResult
-	s.eachCase(func(i int, c *CaseResult) {
+	s.EachCase(func(i int, c *CaseResult) {
 		if i == 0 {
 			first = *c
 			first.Failures = slices.Clone(c.Failures)
@@ -506,7 +517,7 @@ func TestStreamDirMemory(t *testing.T) {
 		t.Skip("generates 110,000 cases")
 	}
 	const small, large, maxBytesPerCase = 10_000, 100_000, 250
-	testStreamedMemory(t, small, large, maxBytesPerCase, func(n int) string { return generated(t, n, nil) })
+	testStreamedMemory(t, small, large, maxBytesPerCase, StreamOptions{}, func(n int) string { return generated(t, n, nil) })
 }
 
 // TestStreamDirMemoryTrials is TestStreamDirMemory for trials, written
@@ -521,19 +532,29 @@ func TestStreamDirMemoryTrials(t *testing.T) {
 	const small, large, maxBytesPerCase = 3_000, 15_000, 600
 	for _, byCase := range []bool{true, false} {
 		t.Run(fmt.Sprintf("by case %v", byCase), func(t *testing.T) {
-			testStreamedMemory(t, small, large, maxBytesPerCase, func(n int) string { return generatedTrials(t, n, 3, byCase, nil) })
+			testStreamedMemory(t, small, large, maxBytesPerCase, StreamOptions{}, func(n int) string { return generatedTrials(t, n, 3, byCase, nil) })
 		})
 	}
+}
+
+// TestStreamDirMemoryForCI is TestStreamDirMemory for evaluate --junit
+// and --summary, which keep each case's title and latencies: 5,000
+// against 25,000 cases, under 400 bytes for each case added.
+func TestStreamDirMemoryForCI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 30,000 cases")
+	}
+	testStreamedMemory(t, 5_000, 25_000, 400, StreamOptions{Titles: true, Latencies: true}, func(n int) string { return generated(t, n, nil) })
 }
 
 // testStreamedMemory measures the peak live heap of streaming the
 // suites of small and large cases that generate writes, and fails when
 // it grows by more than maxBytesPerCase for each case added.
-func testStreamedMemory(t *testing.T, small, large, maxBytesPerCase int, generate func(n int) string) {
+func testStreamedMemory(t *testing.T, small, large, maxBytesPerCase int, opts StreamOptions, generate func(n int) string) {
 	peak := func(n int) uint64 {
 		dir := generate(n)
 		return livepeak.Of(func() {
-			rel, err := StreamDir(dir, StreamOptions{})
+			rel, err := StreamDir(dir, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,17 +16,18 @@ import (
 // case by case.
 
 // caseTable holds the id and severity of every case of a suite, in suite
-// order.
+// order, and their titles when the JUnit report or the step summary will
+// name the cases (StreamOptions.Titles).
 type caseTable struct {
-	ids        textStore // every id, one after another
-	ends       []uint32  // where each id ends in ids
-	severities []uint8   // index in severityOrder
+	ids        textList
+	severities []uint8 // index in severityOrder
+	titles     *textList
 }
 
 var severityOrder = [...]suite.Severity{suite.Critical, suite.Major, suite.Minor}
 
 func (t *caseTable) add(c *suite.Case) {
-	t.ends = append(t.ends, t.ids.add(c.ID))
+	t.ids.add(c.ID)
 	sev := 0
 	for i, s := range severityOrder {
 		if s == c.Severity {
@@ -34,17 +35,32 @@ func (t *caseTable) add(c *suite.Case) {
 		}
 	}
 	t.severities = append(t.severities, uint8(sev))
+	if t.titles != nil {
+		t.titles.add(c.Title)
+	}
 }
 
-func (t *caseTable) len() int { return len(t.ends) }
+func (t *caseTable) len() int { return len(t.ids.ends) }
 
 // id is case i's id; it shares the table's memory.
-func (t *caseTable) id(blocks []string, i int) string {
+func (t *caseTable) id(blocks []string, i int) string { return t.ids.at(blocks, i) }
+
+// textList is a list of texts kept one after another in a textStore.
+type textList struct {
+	store textStore
+	ends  []uint32 // where each text ends in store
+}
+
+func (l *textList) add(s string) { l.ends = append(l.ends, l.store.add(s)) }
+
+// at is text i, read from blocks, the store's blocks; it shares the
+// store's memory.
+func (l *textList) at(blocks []string, i int) string {
 	start := uint32(0)
 	if i > 0 {
-		start = t.ends[i-1]
+		start = l.ends[i-1]
 	}
-	return t.ids.text(blocks, start, t.ends[i])
+	return l.store.text(blocks, start, l.ends[i])
 }
 
 // verdicts are one snapshot's case verdicts.
@@ -66,6 +82,19 @@ type verdicts struct {
 	trialsPassed  []uint16
 	passes        []bool
 	failureTrials []uint16
+	// latencies are each case's recorded latencies, the literals of its
+	// outputs in milliseconds separated by spaces ("" when none was
+	// recorded); nil unless kept (StreamOptions.Latencies). They are
+	// added up only for the snapshots a JUnit report is written for.
+	latencies *textList
+}
+
+// addLatencies records the latency literals of the next case, judged in
+// suite order, when latencies are kept.
+func (v *verdicts) addLatencies(literals []byte) {
+	if v.latencies != nil {
+		v.latencies.add(string(literals))
+	}
 }
 
 // add records the failures of case i, judged in suite order.
@@ -105,7 +134,7 @@ type verdictCursor struct {
 }
 
 func (v *verdicts) cursor() *verdictCursor {
-	return &verdictCursor{v: v, ids: v.cases.ids.blocks(), texts: v.texts.blocks(), buf: make([]judge.Failure, 0, 8)}
+	return &verdictCursor{v: v, ids: v.cases.ids.store.blocks(), texts: v.texts.blocks(), buf: make([]judge.Failure, 0, 8)}
 }
 
 // at is the result of case i, valid until the next call; calls must come
@@ -193,9 +222,9 @@ func (t *textStore) text(blocks []string, start, end uint32) string {
 	return blocks[b][start-t.starts[b] : end-t.starts[b]]
 }
 
-// eachCase calls fn with every case result of the snapshot in suite
+// EachCase calls fn with every case result of the snapshot in suite
 // order. The result is valid only during the call.
-func (s *Snapshot) eachCase(fn func(i int, c *CaseResult)) {
+func (s *Snapshot) EachCase(fn func(i int, c *CaseResult)) {
 	if v := s.Result.streamed; v != nil {
 		cur := v.cursor()
 		for i := range v.cases.len() {
@@ -208,7 +237,7 @@ func (s *Snapshot) eachCase(fn func(i int, c *CaseResult)) {
 	}
 }
 
-// eachFailing is eachCase for the failing cases only.
+// eachFailing is EachCase for the failing cases only.
 func (s *Snapshot) eachFailing(fn func(c *CaseResult)) {
 	if v := s.Result.streamed; v != nil {
 		cur := v.cursor()

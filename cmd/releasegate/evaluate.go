@@ -66,8 +66,9 @@ trials one after another, as import writes them, or each trial's lines one
 trial after another) are judged as they are read. Snapshots in any other
 order, or leaving cases without an output, are read once more with their
 lines sorted into suite order, which holds an entry per line and a window
-of their text. --junit, --summary, and trials that leave a case without
-any read the whole suite.
+of their text. --junit and --summary also keep each case's title and
+latencies. Only trials that leave a case without any read the whole
+suite.
 
 Exit status:
   0  PASS (or --all completed)
@@ -267,19 +268,16 @@ func evaluateAll(data, out string, ci ciOutputs, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// judgeFolder judges every snapshot of the data folder. The JUnit report
-// gives each case its recorded latency as its time, which needs the
-// outputs, and it and the summary name cases by title, which needs the
-// suite; otherwise the folder is streamed, in memory that does not grow
-// with the suite.
+// judgeFolder judges every snapshot of the data folder, streamed, in
+// memory that grows by a small verdict per case. The JUnit report gives
+// each case its recorded latency as its time, and it and the summary
+// name cases by title: each case's title and latencies are then kept
+// too.
 func judgeFolder(data string, ci ciOutputs) (*evaluator.Release, error) {
-	if ci.junit != "" || ci.summary != "" {
-		return evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: ci.junit != ""})
-	}
 	// A streamed suite holds a few bytes a case, so a low soft limit
 	// keeps the collector from letting the heap double (docs/design.md,
 	// "Scale: streaming evaluation").
-	var opts evaluator.StreamOptions
+	opts := evaluator.StreamOptions{Titles: ci.junit != "" || ci.summary != "", Latencies: ci.junit != ""}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(evaluateMemoryLimit)
 		// A suite read whole holds far more than the limit, which would
@@ -358,8 +356,7 @@ func (ci ciOutputs) checkReplace() error {
 // the step summary, when asked.
 func writeCIOutputs(rel *evaluator.Release, ci ciOutputs) error {
 	if ci.junit != "" {
-		junit := ciout.JUnit(rel)
-		if err := publish.Replace(ci.junit, "--junit", isJUnitReport, func(w io.Writer) error { _, err := w.Write(junit); return err }); err != nil {
+		if err := publish.Replace(ci.junit, "--junit", isJUnitReport, func(w io.Writer) error { return ciout.WriteJUnit(w, rel) }); err != nil {
 			return err
 		}
 	}
@@ -440,7 +437,7 @@ func evaluateOne(data, cases, outputs, label, output, baselineFile string, ci ci
 		}
 		snap = evaluator.Compared(s.Gate, snap, nil, base)
 	}
-	return gateOne(s, snap, output, ci, stdout, stderr)
+	return gateOne(&evaluator.Release{Suite: s, Snapshots: []*evaluator.Snapshot{snap}}, output, ci, stdout, stderr)
 }
 
 // checkGateOutputs refuses, before anything is read or written, a gate
@@ -482,19 +479,20 @@ func evaluateLatest(data, output string, ci ciOutputs, stdout, stderr io.Writer)
 	if len(rel.Snapshots) == 0 {
 		return failure(stderr, fmt.Errorf("%s: no snapshot to gate; record one as %s", filepath.Join(data, load.OutputsDir), filepath.Join(data, load.OutputsDir, "<label>.jsonl")))
 	}
-	return gateOne(rel.Suite, rel.Snapshots[len(rel.Snapshots)-1], output, ci, stdout, stderr)
+	return gateOne(rel.Only(rel.Snapshots[len(rel.Snapshots)-1]), output, ci, stdout, stderr)
 }
 
-// gateOne writes one judged snapshot's results file (when output is
-// given) and CI outputs, prints its decision and returns it as the exit
-// status.
-func gateOne(s *suite.Suite, snap *evaluator.Snapshot, output string, ci ciOutputs, stdout, stderr io.Writer) int {
+// gateOne writes the results file (when output is given) and CI outputs
+// of the one snapshot of rel, prints its decision and returns it as the
+// exit status.
+func gateOne(rel *evaluator.Release, output string, ci ciOutputs, stdout, stderr io.Writer) int {
+	s, snap := rel.Suite, rel.Snapshots[0]
 	if output != "" {
 		if err := publish.Replace(output, "--output", isResultsFile, snap.Result.WriteJSON); err != nil {
 			return failure(stderr, err)
 		}
 	}
-	if err := writeCIOutputs(&evaluator.Release{Suite: s, Snapshots: []*evaluator.Snapshot{snap}}, ci); err != nil {
+	if err := writeCIOutputs(rel, ci); err != nil {
 		return failure(stderr, err)
 	}
 	r := snap.Result

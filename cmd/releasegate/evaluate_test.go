@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/releasegate/releasegate/evaluator"
+	"github.com/releasegate/releasegate/evaluator/ciout"
+	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/gensuite"
 )
 
@@ -218,35 +221,54 @@ func TestEvaluateBadInputWritesNoCIFiles(t *testing.T) {
 	}
 }
 
-// TestEvaluateLatestStreamedAsWhole: --latest streams the data folder
-// unless a JUnit report or summary asks for the whole suite; the
-// decision, what it prints and its results file are the same either way,
-// on the sample and on a suite with trials written case by case.
+// TestEvaluateLatestStreamedAsWhole: --latest streams the data folder,
+// with or without a JUnit report and a summary; the decision, what it
+// prints, its results file, JUnit report and summary are those of the
+// folder evaluated whole, on the sample and on suites with trials written
+// case by case and with shuffled lines.
 func TestEvaluateLatestStreamedAsWhole(t *testing.T) {
 	trials := filepath.Join(t.TempDir(), "data")
 	if err := gensuite.WriteTrialsByCase(sampleData, trials, 50, 3); err != nil {
 		t.Fatal(err)
 	}
-	for _, data := range []string{sampleData, trials} {
+	shuffled := filepath.Join(t.TempDir(), "data")
+	if err := gensuite.Write(sampleData, shuffled, 300); err != nil {
+		t.Fatal(err)
+	}
+	if err := gensuite.Shuffle(shuffled, 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range []string{sampleData, trials, shuffled} {
+		whole, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		latest := whole.Only(whole.Snapshots[len(whole.Snapshots)-1])
+		var results bytes.Buffer
+		if err := latest.Snapshots[0].Result.WriteJSON(&results); err != nil {
+			t.Fatal(err)
+		}
 		for _, format := range []string{"text", "json"} {
 			dir := t.TempDir()
-			streamed, whole := filepath.Join(dir, "streamed.json"), filepath.Join(dir, "whole.json")
-			code, stdout, stderr := runCmd(t, "evaluate", "--latest", "--data", data, "--output", streamed, "--format", format)
-			wantCode, wantStdout, wantStderr := runCmd(t, "evaluate", "--latest", "--data", data, "--output", whole, "--format", format,
-				"--summary", filepath.Join(dir, "summary.md"))
-			if code != wantCode || stdout != wantStdout || stderr != wantStderr {
-				t.Errorf("%s, %s: streamed exit %d\n%s%s\nwhole exit %d\n%s%s", data, format, code, stdout, stderr, wantCode, wantStdout, wantStderr)
+			plain, withCI := filepath.Join(dir, "plain.json"), filepath.Join(dir, "ci.json")
+			junit, summary := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "summary.md")
+			code, stdout, stderr := runCmd(t, "evaluate", "--latest", "--data", data, "--output", plain, "--format", format)
+			ciCode, ciStdout, ciStderr := runCmd(t, "evaluate", "--latest", "--data", data, "--output", withCI, "--format", format,
+				"--junit", junit, "--summary", summary)
+			if code != ciCode || stdout != ciStdout || stderr != ciStderr {
+				t.Errorf("%s, %s: exit %d\n%s%s\nwith CI outputs, exit %d\n%s%s", data, format, code, stdout, stderr, ciCode, ciStdout, ciStderr)
 			}
-			got, err := os.ReadFile(streamed)
-			if err != nil {
-				t.Fatal(err)
+			if want := map[decide.Decision]int{decide.Pass: exitOK, decide.Review: exitReview, decide.Block: exitBlock}[latest.Snapshots[0].Result.Decision]; code != want {
+				t.Errorf("%s, %s: exit %d, want %d", data, format, code, want)
 			}
-			want, err := os.ReadFile(whole)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s, %s: the results files differ", data, format)
+			for file, want := range map[string][]byte{plain: results.Bytes(), withCI: results.Bytes(), junit: ciout.JUnit(latest), summary: ciout.Summary(latest)} {
+				got, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s, %s: %s is not what the whole evaluation gives", data, format, filepath.Base(file))
+				}
 			}
 		}
 	}

@@ -13,15 +13,6 @@ import (
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
-// caseTitle returns the suite title of the case with the given id, or ""
-// when the suite does not hold it.
-func caseTitle(s *suite.Suite, id string) string {
-	if i, ok := s.CaseIndex(id); ok {
-		return s.Cases[i].Title
-	}
-	return ""
-}
-
 // codes lists a case's failure codes: "citation" or "decision, tool_call".
 func codes(fs []judge.Failure) string {
 	names := make([]string, len(fs))

@@ -1,41 +1,25 @@
 package ciout
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/xml"
 	"fmt"
-	"math/big"
+	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
 	"github.com/releasegate/releasegate/evaluator/judge"
-	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
-// The elements of a JUnit report, as encoding/xml writes them. The names
-// and attributes are those of the common JUnit schema
+// The elements of a JUnit report below <testsuite>, as encoding/xml
+// writes them; WriteJUnit writes <testsuites> and <testsuite> itself. The
+// names and attributes are those of the common JUnit schema
 // (testdata/junit.xsd); an optional attribute is left out when empty.
 type (
-	testsuites struct {
-		XMLName  xml.Name    `xml:"testsuites"`
-		Name     string      `xml:"name,attr"`
-		Tests    int         `xml:"tests,attr"`
-		Failures int         `xml:"failures,attr"`
-		Errors   int         `xml:"errors,attr"`
-		Suites   []testsuite `xml:"testsuite"`
-	}
-	testsuite struct {
-		Name       string     `xml:"name,attr"`
-		Tests      int        `xml:"tests,attr"`
-		Failures   int        `xml:"failures,attr"`
-		Errors     int        `xml:"errors,attr"`
-		Skipped    int        `xml:"skipped,attr"`
-		Time       string     `xml:"time,attr,omitempty"`
-		Properties []property `xml:"properties>property"`
-		Cases      []testcase `xml:"testcase"`
-	}
 	testcase struct {
 		Classname  string     `xml:"classname,attr"`
 		Name       string     `xml:"name,attr"`
@@ -55,13 +39,13 @@ type (
 	}
 )
 
-// JUnit writes the release as a JUnit XML report: a <testsuite> per
-// snapshot, named by its label, and a <testcase> per regression case in
-// suite order. A failed case carries one <failure> whose message lists its
-// codes and whose body holds each code's detail; every case carries its
-// severity as a property. The suite's properties hold the decision and
-// each gate, so a CI report shows why a snapshot is REVIEW or BLOCK even
-// when all its cases pass.
+// WriteJUnit writes the release to w as a JUnit XML report: a
+// <testsuite> per snapshot, named by its label, and a <testcase> per
+// regression case in suite order. A failed case carries one <failure>
+// whose message lists its codes and whose body holds each code's detail;
+// every case carries its severity as a property. The suite's properties
+// hold the decision and each gate, so a CI report shows why a snapshot is
+// REVIEW or BLOCK even when all its cases pass.
 //
 // With repeated trials each case also carries "trials" ("2/3 trials") and,
 // when flaky, flaky=true; a failed case's message gives its passed trials
@@ -70,38 +54,75 @@ type (
 // trials go to <system-out>. Without trials none of this appears.
 //
 // A case's time is the recorded latency of its output (summed over its
-// trials), in seconds, when the snapshot kept its outputs
-// (evaluator.Options.KeepOutputs); it is left out otherwise. There is no timestamp or host name, so the same
-// release gives the same bytes. Text XML cannot hold (control characters,
-// invalid UTF-8) becomes U+FFFD.
-func JUnit(rel *evaluator.Release) []byte {
-	doc := testsuites{Name: "releasegate", Suites: make([]testsuite, len(rel.Snapshots))}
-	for i, snap := range rel.Snapshots {
-		doc.Suites[i] = suiteOf(rel, snap)
-		doc.Tests += doc.Suites[i].Tests
-		doc.Failures += doc.Suites[i].Failures
-	}
-	var b bytes.Buffer
-	b.WriteString(xml.Header)
-	enc := xml.NewEncoder(&b)
+// trials), in seconds, when the release kept its latencies
+// (evaluator.Options.KeepOutputs, evaluator.StreamOptions.Latencies); it
+// is left out otherwise. A case is named by its id and title; a streamed
+// release keeps titles with evaluator.StreamOptions.Titles. There is no
+// timestamp or host name, so the same release gives the same bytes. Text
+// XML cannot hold (control characters, invalid UTF-8) becomes U+FFFD.
+//
+// The report is written case by case, so a streamed release of any size
+// is written in little memory.
+func WriteJUnit(w io.Writer, rel *evaluator.Release) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(xml.Header)
+	enc := xml.NewEncoder(bw)
 	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		// Only an unsupported type fails, and the types above are fixed.
-		panic("ciout: encoding the JUnit report: " + err.Error())
+	tests, failures := 0, 0
+	for _, snap := range rel.Snapshots {
+		tests += snap.Result.CasesTotal
+		failures += snap.Result.CasesTotal - snap.Result.CasesPassed
 	}
-	b.WriteByte('\n')
+	root := element("testsuites", "name", "releasegate", "tests", strconv.Itoa(tests), "failures", strconv.Itoa(failures), "errors", "0")
+	if err := enc.EncodeToken(root); err != nil {
+		return err
+	}
+	for _, snap := range rel.Snapshots {
+		if err := writeSuite(enc, rel, snap); err != nil {
+			return err
+		}
+	}
+	if err := enc.EncodeToken(root.End()); err != nil {
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
+
+// JUnit is WriteJUnit into memory.
+func JUnit(rel *evaluator.Release) []byte {
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, rel); err != nil {
+		// Writing to memory does not fail, and the types encoded are fixed.
+		panic("ciout: writing the JUnit report: " + err.Error())
+	}
 	return b.Bytes()
 }
 
-// suiteOf is the <testsuite> of one snapshot.
-func suiteOf(rel *evaluator.Release, snap *evaluator.Snapshot) testsuite {
+// element is a start tag with attributes given as name, value pairs.
+func element(name string, attrs ...string) xml.StartElement {
+	e := xml.StartElement{Name: xml.Name{Local: name}}
+	for i := 0; i < len(attrs); i += 2 {
+		e.Attr = append(e.Attr, xml.Attr{Name: xml.Name{Local: attrs[i]}, Value: attrs[i+1]})
+	}
+	return e
+}
+
+// writeSuite writes the <testsuite> of one snapshot, a case at a time.
+func writeSuite(enc *xml.Encoder, rel *evaluator.Release, snap *evaluator.Snapshot) error {
 	r := snap.Result
-	s := testsuite{Name: r.Label, Tests: r.CasesTotal, Failures: r.CasesTotal - r.CasesPassed, Cases: make([]testcase, len(r.Cases))}
-	if total, ok := totalSeconds(snap); ok {
-		s.Time = total
+	start := element("testsuite", "name", r.Label, "tests", strconv.Itoa(r.CasesTotal), "failures", strconv.Itoa(r.CasesTotal-r.CasesPassed), "errors", "0", "skipped", "0")
+	if total, ok := snap.TotalSeconds(); ok {
+		start.Attr = append(start.Attr, xml.Attr{Name: xml.Name{Local: "time"}, Value: total})
+	}
+	if err := enc.EncodeToken(start); err != nil {
+		return err
 	}
 	level := rel.Suite.Gate.Confidence
-	s.Properties = []property{
+	props := []property{
 		{"decision", string(r.Decision)},
 		{"policy_version", rel.Suite.PolicyVersion()},
 		{"pass_rate", snap.PassRateSentence(level)},
@@ -111,10 +132,10 @@ func suiteOf(rel *evaluator.Release, snap *evaluator.Snapshot) testsuite {
 		if g.unproven != "" {
 			value += "; " + g.unproven
 		}
-		s.Properties = append(s.Properties, property{"gate." + g.name, value})
+		props = append(props, property{"gate." + g.name, value})
 	}
 	// Each changed case carries its change, by comparison.
-	changes := make([][]property, len(r.Cases))
+	changes := map[int][]property{}
 	for _, cmp := range []struct {
 		name string
 		c    *decide.Comparison
@@ -122,37 +143,57 @@ func suiteOf(rel *evaluator.Release, snap *evaluator.Snapshot) testsuite {
 		if cmp.c == nil {
 			continue
 		}
-		s.Properties = append(s.Properties, property{cmp.name, comparisonNote(cmp.c)})
+		props = append(props, property{cmp.name, comparisonNote(cmp.c)})
 		for _, ch := range cmp.c.Cases {
 			changes[ch.Index] = append(changes[ch.Index], property{cmp.name, fmt.Sprintf("%s against %s; %s", ch.Change, cmp.c.Label, evidenceNote(ch))})
 		}
 	}
-	for i, c := range r.Cases {
-		tc := testcase{Classname: r.Label, Name: c.CaseID}
-		if title := caseTitle(rel.Suite, c.CaseID); title != "" {
-			tc.Name += ": " + title
-		}
-		if secs, ok := caseSeconds(snap, i); ok {
-			tc.Time = secs
-		}
-		tc.Properties = append([]property{{"severity", string(c.Severity)}}, changes[i]...)
-		if snap.Trials() > 0 {
-			addTrials(&tc, c)
-		} else if !c.Passed {
-			f := &failure{Message: codes(c.Failures), Type: string(c.Failures[0].Code)}
-			var body bytes.Buffer
-			for j, cf := range c.Failures {
-				if j > 0 {
-					body.WriteByte('\n')
-				}
-				body.WriteString(string(cf.Code) + ": " + cf.Detail)
-			}
-			f.Body = body.String()
-			tc.Failure = f
-		}
-		s.Cases[i] = tc
+	if err := enc.EncodeElement(properties{props}, element("properties")); err != nil {
+		return err
 	}
-	return s
+	var err error
+	snap.EachCase(func(i int, c *evaluator.CaseResult) {
+		if err == nil {
+			err = enc.EncodeElement(testcaseOf(rel, snap, i, c, changes[i]), element("testcase"))
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return enc.EncodeToken(start.End())
+}
+
+// properties is a <properties> element.
+type properties struct {
+	List []property `xml:"property"`
+}
+
+// testcaseOf is the <testcase> of the case at position i, c being its
+// result and changes what the snapshot's comparisons say of it.
+func testcaseOf(rel *evaluator.Release, snap *evaluator.Snapshot, i int, c *evaluator.CaseResult, changes []property) testcase {
+	tc := testcase{Classname: snap.Label(), Name: c.CaseID}
+	if title := rel.CaseTitle(i); title != "" {
+		tc.Name += ": " + title
+	}
+	if secs, ok := snap.CaseSeconds(i); ok {
+		tc.Time = secs
+	}
+	tc.Properties = append([]property{{"severity", string(c.Severity)}}, changes...)
+	if snap.Trials() > 0 {
+		addTrials(&tc, *c)
+	} else if !c.Passed {
+		f := &failure{Message: codes(c.Failures), Type: string(c.Failures[0].Code)}
+		var body bytes.Buffer
+		for j, cf := range c.Failures {
+			if j > 0 {
+				body.WriteByte('\n')
+			}
+			body.WriteString(string(cf.Code) + ": " + cf.Detail)
+		}
+		f.Body = body.String()
+		tc.Failure = f
+	}
+	return tc
 }
 
 // addTrials words a case of a snapshot with trials: properties with its
@@ -202,51 +243,4 @@ func trialCodes(fs []judge.Failure) string {
 		}
 	}
 	return strings.Join(seen, ", ")
-}
-
-// caseSeconds is the recorded latency of the case at position i, in
-// seconds, summed over its trials when the snapshot has them; false when
-// outputs were not kept or nothing of the case was recorded.
-func caseSeconds(snap *evaluator.Snapshot, i int) (string, bool) {
-	sum, recorded := new(big.Rat), false
-	for _, outs := range keptOutputs(snap) {
-		if i < len(outs) && outs[i] != nil && outs[i].LatencyMS != nil {
-			sum.Add(sum, outs[i].LatencyMS.Rat())
-			recorded = true
-		}
-	}
-	if !recorded {
-		return "", false
-	}
-	return seconds(sum), true
-}
-
-// totalSeconds sums the latencies of the kept outputs, every trial's.
-func totalSeconds(snap *evaluator.Snapshot) (string, bool) {
-	if snap.Outputs == nil {
-		return "", false
-	}
-	sum := new(big.Rat)
-	for _, outs := range keptOutputs(snap) {
-		for _, o := range outs {
-			if o != nil && o.LatencyMS != nil {
-				sum.Add(sum, o.LatencyMS.Rat())
-			}
-		}
-	}
-	return seconds(sum), true
-}
-
-// keptOutputs are the kept outputs by trial: every trial's with trials,
-// else the only ones.
-func keptOutputs(snap *evaluator.Snapshot) [][]*suite.Output {
-	if snap.TrialOutputs != nil {
-		return snap.TrialOutputs
-	}
-	return [][]*suite.Output{snap.Outputs}
-}
-
-// seconds writes milliseconds as seconds: 840 → 0.84.
-func seconds(ms *big.Rat) string {
-	return evaluator.FormatDecimal(new(big.Rat).Quo(ms, big.NewRat(1000, 1)), 6)
 }

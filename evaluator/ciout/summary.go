@@ -32,7 +32,7 @@ func Summary(rel *evaluator.Release) []byte {
 	if rel.Suite.Policy != nil {
 		policy = "Policy " + markdown.Cell(rel.Suite.PolicyVersion())
 	}
-	fmt.Fprintf(&b, "%s · %d cases · %d snapshot%s.\n\n", policy, len(rel.Suite.Cases), len(rel.Snapshots), plural(len(rel.Snapshots)))
+	fmt.Fprintf(&b, "%s · %d cases · %d snapshot%s.\n\n", policy, rel.CaseCount(), len(rel.Snapshots), plural(len(rel.Snapshots)))
 	if len(rel.Snapshots) > 1 {
 		level := rel.Suite.Gate.Confidence
 		trials := slices.ContainsFunc(rel.Snapshots, func(s *evaluator.Snapshot) bool { return s.Trials() > 0 })
@@ -112,39 +112,49 @@ func writeSnapshotSummary(b *bytes.Buffer, rel *evaluator.Release, s *evaluator.
 		}
 	}
 	writeFlakyCases(b, rel, s)
-	failing := s.FailingCases()
-	if len(failing) == 0 {
+	failing := r.CasesTotal - r.CasesPassed
+	if failing == 0 {
 		fmt.Fprintf(b, "All %d cases pass.\n\n", r.CasesTotal)
 		return
 	}
-	fmt.Fprintf(b, "Failing cases (%d):\n\n", len(failing))
+	fmt.Fprintf(b, "Failing cases (%d):\n\n", failing)
 	b.WriteString("| case | severity | code | detail |\n")
 	b.WriteString("|---|---|---|---|\n")
-	for _, c := range failing {
-		name := caseName(rel, c.CaseID)
+	s.EachCase(func(i int, c *evaluator.CaseResult) {
+		if c.Passed {
+			return
+		}
+		name := caseName(rel, i, c.CaseID)
 		for _, f := range c.Failures {
 			fmt.Fprintf(b, "| %s | %s | `%s` | %s |\n", name, c.Severity, f.Code, markdown.Cell(trialDetail(f)))
 		}
-	}
+	})
 	b.WriteString("\n")
 }
 
 // writeFlakyCases lists the cases with 0 < passed trials < k, passing or
 // not, with the trials that failed; nothing without flaky cases.
 func writeFlakyCases(b *bytes.Buffer, rel *evaluator.Release, s *evaluator.Snapshot) {
-	var flaky []*evaluator.CaseResult
-	for i := range s.Result.Cases {
-		if s.Result.Cases[i].Flaky() {
-			flaky = append(flaky, &s.Result.Cases[i])
-		}
+	type flakyCase struct {
+		i int
+		c evaluator.CaseResult
 	}
+	var flaky []flakyCase
+	s.EachCase(func(i int, c *evaluator.CaseResult) {
+		if c.Flaky() {
+			kept := *c
+			kept.Failures = slices.Clone(c.Failures) // the result is reused
+			flaky = append(flaky, flakyCase{i, kept})
+		}
+	})
 	if len(flaky) == 0 {
 		return
 	}
 	fmt.Fprintf(b, "Flaky cases (%d):\n\n", len(flaky))
 	b.WriteString("| case | severity | trials passed | case result | failed trials |\n")
 	b.WriteString("|---|---|---:|---|---|\n")
-	for _, c := range flaky {
+	for _, fc := range flaky {
+		c := &fc.c
 		result := "pass"
 		switch {
 		case !c.Passed:
@@ -163,7 +173,7 @@ func writeFlakyCases(b *bytes.Buffer, rel *evaluator.Release, s *evaluator.Snaps
 		for i, t := range failed {
 			names[i] = strconv.Itoa(t)
 		}
-		fmt.Fprintf(b, "| %s | %s | %d/%d | %s | %s |\n", caseName(rel, c.CaseID), c.Severity, c.TrialsPassed, c.Trials, result, strings.Join(names, ", "))
+		fmt.Fprintf(b, "| %s | %s | %d/%d | %s | %s |\n", caseName(rel, fc.i, c.CaseID), c.Severity, c.TrialsPassed, c.Trials, result, strings.Join(names, ", "))
 	}
 	b.WriteString("\n")
 }
@@ -211,10 +221,11 @@ func trialsCell(s *evaluator.Snapshot) string {
 	return fmt.Sprintf("%s of %d × %d", decide.Percent(m.TrialPassRate), m.K, m.CasesTotal)
 }
 
-// caseName is a case's id in bold and its title, escaped for a table cell.
-func caseName(rel *evaluator.Release, id string) string {
+// caseName is the id in bold and the title of the case at position i,
+// escaped for a table cell.
+func caseName(rel *evaluator.Release, i int, id string) string {
 	name := "**" + markdown.Cell(id) + "**"
-	if title := caseTitle(rel.Suite, id); title != "" {
+	if title := rel.CaseTitle(i); title != "" {
 		name += " " + markdown.Cell(title)
 	}
 	return name

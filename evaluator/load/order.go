@@ -93,15 +93,56 @@ func (o *CaseOrder) Position(id string) (int, bool) {
 // members, which checks the line too. False when the line has no string
 // case_id, or is not read at once.
 func (d *jsonDecoder) caseID(text []byte) ([]byte, bool) {
-	if rest, ok := bytes.CutPrefix(text, []byte(`{"case_id":"`)); ok {
-		// The first member of an object is never a repeat, and a line
-		// that is bad further on is refused when it is read.
-		if i := bytes.IndexByte(rest, '"'); i >= 0 && !slices.ContainsFunc(rest[:i], func(c byte) bool { return c == '\\' || c < 0x20 }) {
-			return rest[:i], true
-		}
+	if id, ok := leadingID(text); ok {
+		return id, true
 	}
 	id, _, ok := d.lineKey(text)
 	return id, ok
+}
+
+// leadingID is the case_id a line starts with, as most writers put it:
+// false unless the line starts {"case_id":" and the id holds no escape.
+// The first member of an object is never a repeat, and a line that is
+// bad further on is refused when it is read whole.
+func leadingID(text []byte) ([]byte, bool) {
+	rest, ok := bytes.CutPrefix(text, []byte(`{"case_id":"`))
+	if !ok {
+		return nil, false
+	}
+	i := bytes.IndexByte(rest, '"')
+	if i < 0 || slices.ContainsFunc(rest[:i], func(c byte) bool { return c == '\\' || c < 0x20 }) {
+		return nil, false
+	}
+	return rest[:i], true
+}
+
+// sortKey is lineKey for the lines of a snapshot read in suite order,
+// which are read again whole, and checked, as they are judged: a line
+// that starts with its case_id and either names no "trial" or ends with
+// it ("trial":2}) is read no further. An id or trial read wrong here
+// puts a line where the output read whole does not answer, which sends
+// the folder to the whole evaluation.
+func (d *jsonDecoder) sortKey(text []byte) (id []byte, trial int, ok bool) {
+	id, ok = leadingID(text)
+	if !ok {
+		return d.lineKey(text)
+	}
+	name := []byte(`"trial":`)
+	i := bytes.Index(text, name)
+	if i < 0 && !bytes.Contains(text, []byte(`"trial"`)) {
+		return id, 0, true
+	}
+	if i < 0 || bytes.LastIndex(text, name) != i {
+		return d.lineKey(text)
+	}
+	digits, closed := bytes.CutSuffix(text[i+len(name):], []byte("}"))
+	if !closed || len(digits) == 0 || slices.ContainsFunc(digits, func(c byte) bool { return c < '0' || c > '9' }) {
+		return d.lineKey(text)
+	}
+	if trial, ok = parseTrial(digits); !ok {
+		return d.lineKey(text)
+	}
+	return id, trial, true
 }
 
 // lineKey reads the case_id and trial (0 without one) of a case or
@@ -198,7 +239,7 @@ func sortLines(path string, f *os.File, cases *CaseOrder) (*sortedLines, error) 
 		if err != nil || len(text) > math.MaxUint32 || line > math.MaxUint32 {
 			return nil, ErrNotStreamable
 		}
-		id, trial, ok := d.lineKey(text)
+		id, trial, ok := d.sortKey(text)
 		if !ok {
 			return nil, ErrNotStreamable
 		}

@@ -148,7 +148,8 @@ func TestSortedOutputStream(t *testing.T) {
 
 // TestSortedOutputStreamRefuses: whatever Outputs would word, or the
 // streamed judging could not take, is refused, and so is a line that
-// changed after the file was hashed.
+// changed after the file was hashed. (A line that starts with its
+// case_id is read whole only when judged, and refused then.)
 func TestSortedOutputStreamRefuses(t *testing.T) {
 	line := func(id string) string { return `{"case_id":"` + id + `","decision":"approve","tool_calls":[]}` + "\n" }
 	for _, tc := range []struct {
@@ -159,11 +160,11 @@ func TestSortedOutputStreamRefuses(t *testing.T) {
 		{"a case twice in a trial", orderedCases, trialLine("B", 1) + "\n" + trialLine("A", 1) + "\n" + trialLine("B", 1) + "\n"},
 		{"trials leaving a case without a line", orderedCases, trialLine("A", 1) + "\n" + trialLine("B", 1) + "\n" + trialLine("C", 1) + "\n" +
 			trialLine("D", 1) + "\n" + trialLine("E", 1) + "\n"},
-		{"an invalid line", orderedCases, line("A") + `{"case_id":"B",}` + "\n"},
+		{"an invalid line", orderedCases, line("A") + `{"x":"B",}` + "\n"},
 		{"a line without a case_id", orderedCases, line("A") + `{"decision":"approve","tool_calls":[]}` + "\n"},
 		{"a case_id that is not a string", orderedCases, line("A") + `{"case_id":7,"decision":"approve","tool_calls":[]}` + "\n"},
 		{"a trial that is not a whole number", orderedCases, line("A") + `{"case_id":"B","trial":1.5}` + "\n"},
-		{"a case_id given twice", orderedCases, `{"case_id":"A","case_id":"B"}` + "\n"},
+		{"a case_id given twice", orderedCases, `{"x":1,"case_id":"A","case_id":"B"}` + "\n"},
 		{"two cases of one id", orderedCases + `{"case_id":"A"}` + "\n", line("A")},
 		{"a case without a case_id", orderedCases + `{"title":"x"}` + "\n", line("A")},
 	} {
@@ -180,6 +181,24 @@ func TestSortedOutputStreamRefuses(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a line bad after its leading case_id, when read", func(t *testing.T) {
+		file, order, err := sortedFolder(t, orderedCases, line("C")+`{"case_id":"A","decision":}`+"\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := OpenSortedOutputStream(file, suite.Vocabulary{"approve"}, order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Close()
+		var last error
+		for last == nil {
+			_, last = o.Next()
+		}
+		if last == io.EOF {
+			t.Error("the bad line was read")
+		}
+	})
 	t.Run("a line changed after the file was hashed", func(t *testing.T) {
 		text := line("C") + line("A") + line("B")
 		file, order, err := sortedFolder(t, orderedCases, text)
@@ -206,7 +225,8 @@ func TestSortedOutputStreamRefuses(t *testing.T) {
 
 // FuzzOrderKeys holds the ids and trials that order a snapshot's lines
 // to what the full readers find: whenever a line is read both ways, the
-// case_id and trial agree, and a line read by member is valid JSON.
+// case_id and trial agree (sortKey may miss a trial whose name has
+// escapes), and a line read by member is valid JSON.
 func FuzzOrderKeys(f *testing.F) {
 	for _, name := range []string{CasesFile, "outputs/baseline-v1.jsonl", "outputs/candidate-v2.jsonl"} {
 		for _, l := range sampleLines(f, name) {
@@ -220,6 +240,9 @@ func FuzzOrderKeys(f *testing.F) {
 	f.Add(`{"case_id":"A\"B","trial":2,"decision":"approve","tool_calls":[],"latency_ms":1,"cost_usd":null}`)
 	f.Add(`{"x":{"case_id":"inner"},"case\u005fid":"outer","trial":1.0,"decision":"approve","tool_calls":[],"latency_ms":1,"cost_usd":1}`)
 	f.Add(`{"case_id":"A","trial":1e0,"case_id":"B"}`)
+	f.Add(`{"case_id":"A","x":{"trial":3},"trial":2}`)
+	f.Add(`{"case_id":"A","tr\u0069al":2,"decision":"approve","tool_calls":[],"latency_ms":1,"cost_usd":1}`)
+	f.Add(`{"case_id":"A","decision":"approve","tool_calls":[],"latency_ms":1,"cost_usd":1,"x":"\"trial\":3}"}`)
 	f.Add(`{"case_id":"A` + "\xff" + `"}`)
 	f.Fuzz(func(t *testing.T, line string) {
 		text := []byte(line)
@@ -232,6 +255,13 @@ func FuzzOrderKeys(f *testing.F) {
 				if out.CaseID != string(id) || out.Trial != trial {
 					t.Fatalf("lineKey: %q, trial %d; parseOutput: %q, trial %d", id, trial, out.CaseID, out.Trial)
 				}
+			}
+		}
+		if id, trial, ok := d.sortKey(text); ok {
+			// A trial named with escapes is read as none, which the
+			// judging finds; anything else must be read right.
+			if out, err := parseOutput(newJSONDecoder(), "f", 1, text, suite.Vocabulary{"approve", "no_op", "reject", "escalate", "request_receipt"}); err == nil && (out.CaseID != string(id) || out.Trial != trial && trial != 0) {
+				t.Fatalf("sortKey: %q, trial %d; parseOutput: %q, trial %d", id, trial, out.CaseID, out.Trial)
 			}
 		}
 		if id, ok := d.caseID(text); ok {
