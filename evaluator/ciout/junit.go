@@ -78,7 +78,7 @@ func WriteJUnit(w io.Writer, rel *evaluator.Release) error {
 		return err
 	}
 	for _, snap := range rel.Snapshots {
-		if err := writeSuite(enc, rel, snap); err != nil {
+		if err := writeSuite(enc, bw, rel, snap); err != nil {
 			return err
 		}
 	}
@@ -111,8 +111,10 @@ func element(name string, attrs ...string) xml.StartElement {
 	return e
 }
 
-// writeSuite writes the <testsuite> of one snapshot, a case at a time.
-func writeSuite(enc *xml.Encoder, rel *evaluator.Release, snap *evaluator.Snapshot) error {
+// writeSuite writes the <testsuite> of one snapshot, a case at a time:
+// the element and its properties with enc, each <testcase> by hand
+// (appendTestcase) to w, the writer enc writes to.
+func writeSuite(enc *xml.Encoder, w *bufio.Writer, rel *evaluator.Release, snap *evaluator.Snapshot) error {
 	r := snap.Result
 	start := element("testsuite", "name", r.Label, "tests", strconv.Itoa(r.CasesTotal), "failures", strconv.Itoa(r.CasesTotal-r.CasesPassed), "errors", "0", "skipped", "0")
 	if total, ok := snap.TotalSeconds(); ok {
@@ -151,10 +153,18 @@ func writeSuite(enc *xml.Encoder, rel *evaluator.Release, snap *evaluator.Snapsh
 	if err := enc.EncodeElement(properties{props}, element("properties")); err != nil {
 		return err
 	}
+	// What enc holds goes first; it writes the end tag after the cases,
+	// its indentation unchanged by them.
+	if err := enc.Flush(); err != nil {
+		return err
+	}
+	var b []byte
 	var err error
 	snap.EachCase(func(i int, c *evaluator.CaseResult) {
 		if err == nil {
-			err = enc.EncodeElement(testcaseOf(rel, snap, i, c, changes[i]), element("testcase"))
+			tc := testcaseOf(rel, snap, i, c, changes[i])
+			b = appendTestcase(b[:0], &tc)
+			_, err = w.Write(b)
 		}
 	})
 	if err != nil {
