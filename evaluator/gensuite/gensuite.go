@@ -151,33 +151,31 @@ func WriteTrialsByCase(src, dir string, n, k int) error {
 	if err := WriteTrials(src, dir, n, k); err != nil {
 		return err
 	}
-	snaps, err := filepath.Glob(filepath.Join(dir, "outputs", "*.jsonl"))
-	if err != nil {
-		return err
-	}
-	for _, s := range snaps {
-		b, err := os.ReadFile(s)
-		if err != nil {
-			return err
-		}
-		lines := bytes.SplitAfter(b, []byte("\n"))
+	return reorder(dir, func(lines [][]byte) [][]byte {
 		byCase := make([][]byte, 0, n*k)
 		for i := range n {
 			for t := range k {
 				byCase = append(byCase, lines[t*n+i])
 			}
 		}
-		if err := os.WriteFile(s, bytes.Join(byCase, nil), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+		return byCase
+	})
 }
 
 // Shuffle puts the lines of every snapshot of the data folder dir in a
 // random order, the same for the same seed, as an agent run in parallel
 // writes them: each line as its case finishes.
 func Shuffle(dir string, seed uint64) error {
+	return reorder(dir, func(lines [][]byte) [][]byte {
+		r := rand.New(rand.NewPCG(seed, uint64(len(lines))))
+		r.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+		return lines
+	})
+}
+
+// reorder rewrites every snapshot of the data folder dir with its lines,
+// each ending with a line end, in the order order gives them.
+func reorder(dir string, order func(lines [][]byte) [][]byte) error {
 	snaps, err := filepath.Glob(filepath.Join(dir, "outputs", "*.jsonl"))
 	if err != nil {
 		return err
@@ -192,9 +190,7 @@ func Shuffle(dir string, seed uint64) error {
 		}
 		lines := bytes.SplitAfter(b, []byte("\n"))
 		lines = lines[:len(lines)-1] // the empty string after the last line end
-		r := rand.New(rand.NewPCG(seed, uint64(len(lines))))
-		r.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
-		if err := os.WriteFile(s, bytes.Join(lines, nil), 0o644); err != nil {
+		if err := os.WriteFile(s, bytes.Join(order(lines), nil), 0o644); err != nil {
 			return err
 		}
 	}
