@@ -169,7 +169,7 @@ func (r *Release) CaseTitle(i int) string {
 		if t.titles == nil {
 			return ""
 		}
-		return t.titles.at(t.titles.store.blocks(), i)
+		return t.titles.at(nil, i)
 	}
 	return r.Suite.Cases[i].Title
 }

@@ -58,7 +58,7 @@ func (s *Snapshot) CaseSeconds(i int) (string, bool) {
 		if v.latencies == nil {
 			return "", false
 		}
-		sum.addLiterals(v.latencies.at(v.latencies.store.blocks(), i))
+		sum.addLiterals(v.latencies.at(nil, i))
 	} else {
 		for _, outs := range s.keptOutputs() {
 			if i < len(outs) {
@@ -80,9 +80,8 @@ func (s *Snapshot) TotalSeconds() (string, bool) {
 		if v.latencies == nil {
 			return "", false
 		}
-		blocks := v.latencies.store.blocks()
 		for i := range v.latencies.ends {
-			sum.addLiterals(v.latencies.at(blocks, i))
+			sum.addLiterals(v.latencies.at(nil, i))
 		}
 		return seconds(&sum.ms), true
 	}

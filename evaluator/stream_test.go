@@ -606,6 +606,9 @@ func TestTextStore(t *testing.T) {
 		if got := s.text(blocks, start, ends[i]); got != w {
 			t.Fatalf("text %d: %d bytes, want %d", i, len(got), len(w))
 		}
+		if got := s.text(nil, start, ends[i]); got != w {
+			t.Fatalf("text %d read from the store: %d bytes, want %d", i, len(got), len(w))
+		}
 		start = ends[i]
 	}
 }

@@ -53,8 +53,8 @@ type textList struct {
 
 func (l *textList) add(s string) { l.ends = append(l.ends, l.store.add(s)) }
 
-// at is text i, read from blocks, the store's blocks; it shares the
-// store's memory.
+// at is text i, read from blocks, the store's blocks, or from the store
+// as it stands when blocks is nil; it shares the store's memory.
 func (l *textList) at(blocks []string, i int) string {
 	start := uint32(0)
 	if i > 0 {
@@ -211,7 +211,8 @@ func (t *textStore) blocks() []string {
 	return append(t.sealed[:len(t.sealed):len(t.sealed)], t.open.String())
 }
 
-// text is the text from start to end, read from blocks.
+// text is the text from start to end, read from blocks, or from the
+// store as it stands when blocks is nil.
 func (t *textStore) text(blocks []string, start, end uint32) string {
 	// The block that holds start: the last that starts at or before it.
 	b, _ := slices.BinarySearch(t.starts, start+1)
@@ -219,7 +220,16 @@ func (t *textStore) text(blocks []string, start, end uint32) string {
 		return "" // the store is empty
 	}
 	b--
-	return blocks[b][start-t.starts[b] : end-t.starts[b]]
+	var block string
+	switch {
+	case blocks != nil:
+		block = blocks[b]
+	case b < len(t.sealed):
+		block = t.sealed[b]
+	default:
+		block = t.open.String()
+	}
+	return block[start-t.starts[b] : end-t.starts[b]]
 }
 
 // EachCase calls fn with every case result of the snapshot in suite
