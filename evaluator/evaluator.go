@@ -302,6 +302,19 @@ type Options struct {
 	// decided by; nil is decide.DefaultGates. A caller with a gate of its
 	// own passes the default list with its spec added.
 	Gates decide.Gates
+	// OutputLines, when set, gives the lines remembered from the last
+	// reading of the snapshot of each label (nil for none), so that only
+	// the lines that changed since are parsed; it is called from several
+	// goroutines, once per snapshot read.
+	OutputLines func(label string) *load.OutputLines
+}
+
+// outputLines is the OutputLines of the snapshot of label, nil without.
+func (opts Options) outputLines(label string) *load.OutputLines {
+	if opts.OutputLines == nil {
+		return nil
+	}
+	return opts.OutputLines(label)
 }
 
 // gates are the gates of opts, the default when it names none.
@@ -373,7 +386,7 @@ func evaluateFile(s *suite.Suite, file load.SnapshotFile, opts Options) (*Snapsh
 	}
 	defer f.Close()
 	j := newJudging(opts.gates(), s, opts.KeepOutputs)
-	sha, err := load.Outputs(file.Path, f, s, func(i int, o *suite.Output) error {
+	sha, err := load.OutputsRemembered(file.Path, f, s, opts.outputLines(file.Label), func(i int, o *suite.Output) error {
 		j.add(i, o)
 		return nil
 	})

@@ -138,7 +138,21 @@ func Load(data string) (*Input, error) { return LoadGates(data, nil) }
 
 // LoadGates is Load deciding by gates (nil is decide.DefaultGates).
 func LoadGates(data string, gates decide.Gates) (*Input, error) {
-	rel, err := evaluator.EvaluateDir(data, evaluator.Options{KeepOutputs: true, KeepInputs: true, Gates: gates})
+	return loadKept(data, evaluator.Options{Gates: gates})
+}
+
+// LoadRemembering is Load parsing only the output lines that lines does
+// not remember from the last reading of their snapshot, and remembering
+// this reading's (see evaluator.Options.OutputLines): what a live server
+// reads the folder with.
+func LoadRemembering(data string, lines func(label string) *load.OutputLines) (*Input, error) {
+	return loadKept(data, evaluator.Options{OutputLines: lines})
+}
+
+// loadKept evaluates the data folder keeping what every page needs.
+func loadKept(data string, opts evaluator.Options) (*Input, error) {
+	opts.KeepOutputs, opts.KeepInputs = true, true
+	rel, err := evaluator.EvaluateDir(data, opts)
 	if err != nil {
 		return nil, err
 	}

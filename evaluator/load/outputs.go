@@ -21,6 +21,14 @@ const maxTrial = 1000
 // the SHA-256 of everything read. The Output passed to yield is the
 // caller's to keep.
 func Outputs(file string, r io.Reader, s *suite.Suite, yield func(i int, o *suite.Output) error) (sha string, err error) {
+	return OutputsRemembered(file, r, s, nil, yield)
+}
+
+// OutputsRemembered is Outputs parsing only the lines that lines does not
+// remember from the reading before, and remembering this reading's for
+// the next when it succeeds; a nil lines remembers nothing.
+func OutputsRemembered(file string, r io.Reader, s *suite.Suite, lines *OutputLines, yield func(i int, o *suite.Output) error) (sha string, err error) {
+	reading := lines.begin(s.Decisions)
 	h := sha256.New()
 	lr := newLineReader(file, io.TeeReader(r, h))
 	d := newJSONDecoder()
@@ -40,7 +48,7 @@ func Outputs(file string, r io.Reader, s *suite.Suite, yield func(i int, o *suit
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", file, err)
 		}
-		out, err := parseOutput(d, file, line, text, s.Decisions)
+		out, err := reading.parse(d, file, line, text, s.Decisions)
 		if err != nil {
 			return "", err
 		}
@@ -79,6 +87,7 @@ func Outputs(file string, r io.Reader, s *suite.Suite, yield func(i int, o *suit
 			return "", err
 		}
 	}
+	reading.commit(s.Decisions)
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 

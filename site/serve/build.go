@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sync"
 
 	"github.com/releasegate/releasegate/evaluator"
 	"github.com/releasegate/releasegate/evaluator/decide"
@@ -61,8 +62,10 @@ type builder struct {
 	// paths keeps the result paths from one rebuild to the next.
 	paths *pages.PathsKept
 	// caseLines keeps the cases by their lines from one reading of the
-	// suite to the next (see load.CaseLines).
-	caseLines *load.CaseLines
+	// suite to the next (see load.CaseLines), and outputLines each
+	// snapshot's outputs by theirs (see load.OutputLines).
+	caseLines   *load.CaseLines
+	outputLines *snapshotLines
 
 	// carry holds the changes of failed builds: they still need doing.
 	carry changeSet
@@ -129,6 +132,9 @@ func (b *builder) build(ch changeSet) (*outcome, error) {
 	}
 	b.carry = changeSet{}
 	*b = next
+	if b.outputLines != nil {
+		b.outputLines.keepOnly(b.release)
+	}
 	// After a full build the replaced site and the build's scratch are
 	// garbage: on a large suite hundreds of MiB. They are returned, and
 	// the memory limit set to what the new site needs, once its pages
@@ -253,7 +259,7 @@ func (r *rebuild) judge() error {
 	ch := r.ch
 	switch {
 	case ch.All || ch.Suite:
-		in, err := site.Load(r.old.data)
+		in, err := site.LoadRemembering(r.old.data, r.lines().of)
 		if err != nil {
 			return err
 		}
@@ -289,7 +295,7 @@ func (r *rebuild) judgeEdits() error {
 		}
 		s = edited
 	}
-	rel, labels, sameSet, err := reevaluate(r.old.data, old, s, again, keep)
+	rel, labels, sameSet, err := reevaluate(r.old.data, old, s, again, keep, r.lines().of)
 	if err != nil {
 		return err
 	}
@@ -306,6 +312,49 @@ func (r *rebuild) judgeEdits() error {
 		}
 	}
 	return nil
+}
+
+// lines are the outputs remembered by their lines, kept by the builder
+// from one build to the next, whether it succeeds or not: they only save
+// parsing a line again.
+func (r *rebuild) lines() *snapshotLines {
+	if r.next.outputLines == nil {
+		r.next.outputLines = &snapshotLines{}
+	}
+	return r.next.outputLines
+}
+
+// snapshotLines holds a load.OutputLines per snapshot label, made when
+// first asked for; snapshots are read concurrently.
+type snapshotLines struct {
+	mu sync.Mutex
+	by map[string]*load.OutputLines
+}
+
+func (l *snapshotLines) of(label string) *load.OutputLines {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.by == nil {
+		l.by = map[string]*load.OutputLines{}
+	}
+	lines, ok := l.by[label]
+	if !ok {
+		lines = load.NewOutputLines()
+		l.by[label] = lines
+	}
+	return lines
+}
+
+// keepOnly forgets the lines of snapshots rel does not have: a snapshot
+// removed, or renamed.
+func (l *snapshotLines) keepOnly(rel *evaluator.Release) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for label := range l.by {
+		if !slices.ContainsFunc(rel.Snapshots, func(s *evaluator.Snapshot) bool { return s.Label() == label }) {
+			delete(l.by, label)
+		}
+	}
 }
 
 // editedSuite reads the suite again after an edit: only the thresholds
@@ -434,10 +483,11 @@ func (r *rebuild) parts() render.Parts {
 
 // reevaluate evaluates the snapshots for which again holds against s and
 // passes every other one through keep, or evaluates it too when keep
-// cannot. It lists the outputs folder again, since a changed label may
+// cannot; lines gives the outputs remembered from a snapshot's last
+// reading. It lists the outputs folder again, since a changed label may
 // have been added or removed; sameSet reports whether the set of
 // snapshots stayed the same.
-func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(label string) bool, keep func(*evaluator.Snapshot) (*evaluator.Snapshot, bool)) (rel *evaluator.Release, redone []string, sameSet bool, err error) {
+func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(label string) bool, keep func(*evaluator.Snapshot) (*evaluator.Snapshot, bool), lines func(label string) *load.OutputLines) (rel *evaluator.Release, redone []string, sameSet bool, err error) {
 	files, err := load.Snapshots(data)
 	if err != nil {
 		return nil, nil, false, err
@@ -464,7 +514,7 @@ func reevaluate(data string, old *evaluator.Release, s *suite.Suite, again func(
 			}
 		}
 		read[i] = true
-		rel.Snapshots[i], errs[i] = evaluator.EvaluateSnapshot(s, f, evaluator.Options{KeepOutputs: true, KeepInputs: true, Gates: gates})
+		rel.Snapshots[i], errs[i] = evaluator.EvaluateSnapshot(s, f, evaluator.Options{KeepOutputs: true, KeepInputs: true, Gates: gates, OutputLines: lines})
 	})
 	for i, f := range files {
 		if read[i] {

@@ -745,3 +745,51 @@ func TestPolicyPageFollowsCitations(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputLinesKeptBetweenBuilds: the server remembers each snapshot's
+// outputs by their lines from its first build on, takes the outputs of
+// the lines an edit left alone from the build before, and forgets a
+// snapshot that went.
+func TestOutputLinesKeptBetweenBuilds(t *testing.T) {
+	b, data := newTestBuilder(t, siteRenderer)
+	for _, s := range b.release.Snapshots {
+		if n := b.outputLines.of(s.Label()).Len(); n != len(b.release.Suite.Cases) {
+			t.Fatalf("%s: %d lines remembered after the first build, want %d", s.Label(), n, len(b.release.Suite.Cases))
+		}
+	}
+	before := snapshotOf(b.release, "candidate-v3")
+	p := outputsPath(data, "candidate-v3")
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, p, bytes.Replace(src, []byte(`"latency_ms": 410`), []byte(`"latency_ms": 411`), 1))
+	if _, err := b.build(batchOf(snapshotChange("candidate-v3"))); err != nil {
+		t.Fatal(err)
+	}
+	after := snapshotOf(b.release, "candidate-v3")
+	taken, parsed := 0, 0
+	for i, o := range after.Outputs {
+		was := before.Outputs[i]
+		if o == nil || len(o.ToolCalls) == 0 {
+			continue
+		}
+		if &o.ToolCalls[0] == &was.ToolCalls[0] {
+			taken++
+		} else {
+			parsed++
+		}
+	}
+	if parsed != 1 || taken == 0 {
+		t.Fatalf("after editing one line: %d outputs parsed again, %d taken from the build before; want 1 and the rest", parsed, taken)
+	}
+	if err := os.Remove(outputsPath(data, "candidate-v2")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.build(batchOf(snapshotChange("candidate-v2"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, kept := b.outputLines.by["candidate-v2"]; kept {
+		t.Fatal("the lines of a removed snapshot are still remembered")
+	}
+}
