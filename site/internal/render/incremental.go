@@ -143,7 +143,7 @@ func (r *Renderer) RenderParts(in *pages.Input, parts Parts, emit Emit) error {
 			return err
 		}
 	}
-	if err := r.Run(uniqueJobs(p.jobs), emit, RunOptions{}); err != nil {
+	if err := r.Run(p.longestFirst(uniqueJobs(p.jobs)), emit, RunOptions{}); err != nil {
 		return err
 	}
 	return r.Run(p.steps, parts.Steps, RunOptions{})
@@ -157,6 +157,27 @@ type partsPlan struct {
 	in          *pages.Input
 	parts       Parts
 	jobs, steps []Job
+}
+
+// longestFirst moves the snapshot pages and then the release report
+// page to the front of jobs, which keep their order otherwise. The
+// workers take the jobs in order, and on a large suite these take
+// longest by far: started after the shared pages, the last of them kept
+// a core busy while the other had nothing left (at 100,000 cases × 3,
+// 0.9 s where 0.6 s would do). A snapshot's table data, which waits for
+// the rows its page makes, stays behind.
+func (p *partsPlan) longestFirst(jobs []Job) []Job {
+	rank := func(j Job) int {
+		switch {
+		case slices.ContainsFunc(p.parts.Snapshots, func(label string) bool { return j.path == pages.SnapshotPath(label) }):
+			return 0
+		case j.path == pages.ReportPagePath:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(jobs, func(a, b Job) int { return rank(a) - rank(b) })
+	return jobs
 }
 
 // sharedJobs adds the pages that are not about one case or one snapshot,
