@@ -448,6 +448,7 @@ func (r *rebuild) renderParts(c *collector, in *site.Input) error {
 		parts.SameReport = ok && bytes.Equal(old, next.release.Report())
 	}
 	parts.SamePolicy = samePolicyPage(b.release.Suite, next.release.Suite)
+	parts.SameCases = sameCasesData(b.release.Suite, next.release.Suite)
 	if len(parts.Snapshots) > 0 || len(ch.Edited) > 0 || ch.Handoff {
 		// Empty parts, as after an edit of HANDOFF.md alone, still
 		// render the pages about no one case or snapshot.
@@ -621,6 +622,15 @@ func samePolicyPage(before, after *suite.Suite) bool {
 		slices.EqualFunc(before.Cases, after.Cases, func(a, b *suite.Case) bool {
 			return a.ID == b.ID && slices.Equal(a.Expected.Citations, b.Expected.Citations)
 		})
+}
+
+// sameCasesData reports whether the cases of before and after have the
+// same ids, titles and severities, in the same order: all that
+// data/cases.js holds of them (see render.Parts.SameCases).
+func sameCasesData(before, after *suite.Suite) bool {
+	return slices.EqualFunc(before.Cases, after.Cases, func(a, b *suite.Case) bool {
+		return a == b || a.ID == b.ID && a.Title == b.Title && a.Severity == b.Severity
+	})
 }
 
 // sameJudging reports whether the case at position j of before has the

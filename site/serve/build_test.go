@@ -63,8 +63,9 @@ func TestOneSnapshotIsEvaluatedAndRenderedAlone(t *testing.T) {
 	// Only the snapshot's own pages, and those of the cases whose outputs
 	// went missing.
 	missing := []string{"ER-007", "ER-008", "ER-009", "ER-010", "ER-011", "ER-012"}
-	// Neither the policy nor any case changed: the policy page stays.
-	wantParts := render.Parts{Snapshots: []string{"candidate-v3"}, Tables: []string{"candidate-v3"}, Drilldowns: map[string][]string{"candidate-v3": missing}, Histories: missing, SamePolicy: true, Before: before}
+	// Neither the policy nor any case changed: the policy page and the
+	// cases' data stay.
+	wantParts := render.Parts{Snapshots: []string{"candidate-v3"}, Tables: []string{"candidate-v3"}, Drilldowns: map[string][]string{"candidate-v3": missing}, Histories: missing, SamePolicy: true, SameCases: true, Before: before}
 	all := calls.allRendered()
 	parts := calls.partsRendered()
 	if len(parts) == 1 {
@@ -236,8 +237,9 @@ func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
 	}{
 		{"thresholds", "gate.json", func([]byte) []byte {
 			return []byte(`{"min_pass_rate": 0.5, "max_critical_failures": 3, "max_p95_latency_ms": 9000, "max_avg_cost_usd": 0.05}`)
-			// The policy page lists no threshold: it stays.
-		}, render.Parts{Snapshots: labels, Tables: labels, Drilldowns: each(), SamePolicy: true}},
+			// The policy page lists no threshold, the cases' data no
+			// verdict: both stay.
+		}, render.Parts{Snapshots: labels, Tables: labels, Drilldowns: each(), SamePolicy: true, SameCases: true}},
 		{"one case's title", "cases.jsonl", func(src []byte) []byte {
 			return bytes.Replace(src, []byte(`"case_id": "ER-006", "title": "`), []byte(`"case_id": "ER-006", "title": "Edited: `), 1)
 			// The release report names no title, the policy page only
@@ -245,17 +247,17 @@ func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
 		}, render.Parts{Snapshots: labels, Drilldowns: each("ER-006"), Histories: []string{"ER-006"}, SameReport: true, SamePolicy: true}},
 		{"a rule's title", "POLICY.md", func(src []byte) []byte {
 			return bytes.Replace(src, []byte("§3.1 Finance escalation"), []byte("§3.1 Escalation to finance"), 1)
-		}, render.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
+		}, render.Parts{Results: labels, Drilldowns: each(), SameReport: true, SameCases: true}},
 		{"a rule only an output cites renumbered", "POLICY.md", func(src []byte) []byte {
 			return bytes.Replace(src, []byte("§4.1 What counts"), []byte("§4.5 What counts"), 1)
 			// Only candidate-v2 cites it: its verdict, in its table, changes.
-		}, render.Parts{Snapshots: labels, Tables: []string{"candidate-v2"}, Drilldowns: each("ER-003"), Histories: []string{"ER-003"}}},
+		}, render.Parts{Snapshots: labels, Tables: []string{"candidate-v2"}, Drilldowns: each("ER-003"), Histories: []string{"ER-003"}, SameCases: true}},
 		{"policy prose", "POLICY.md", func(src []byte) []byte {
 			return append(src, "\nOne more sentence.\n"...)
-		}, render.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
+		}, render.Parts{Results: labels, Drilldowns: each(), SameReport: true, SameCases: true}},
 		{"a rule added", "POLICY.md", func(src []byte) []byte {
 			return append(src, "\n### ER-2026.10 §10.1 A new rule\n\nText.\n"...)
-		}, render.Parts{Results: labels, Drilldowns: each(), SameReport: true}},
+		}, render.Parts{Results: labels, Drilldowns: each(), SameReport: true, SameCases: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			nr, calls := fakeRenderers()
@@ -622,14 +624,14 @@ func TestFooterOnlyChangesRenderNoPageBody(t *testing.T) {
 				t.Fatalf("the footer did not change (changed %v)", out.changed)
 			}
 			// The shared files are rendered again, and nothing else; the
-			// release report and its page stay too, and the policy page
-			// when the policy is the same.
-			want := shared - 2
+			// release report and its page stay too, the cases' data, and
+			// the policy page when the policy is the same.
+			want := shared - 3
 			if tc.file != load.PolicyFile {
 				want--
 			}
 			if out.rendered != want {
-				t.Errorf("rendered %d files, want the %d shared ones but the report and (for the same policy) policy.html", out.rendered, want)
+				t.Errorf("rendered %d files, want the %d shared ones but the report, the cases' data and (for the same policy) policy.html", out.rendered, want)
 			}
 			for name, f := range b.files.files {
 				old := before.files[name]

@@ -60,6 +60,12 @@ type Parts struct {
 	// site was last rendered with: the policy page is left out. With the
 	// frame the same (SameFrame), nothing else reaches it.
 	SamePolicy bool
+	// SameCases says that the cases' ids, titles and severities, in
+	// order, are those the site was last rendered with: data/cases.js,
+	// which holds them and where each case's pages are (which follows from
+	// the ids), is left out. An edit of a snapshot, the gate or the policy
+	// leaves it as it was, and at 100,000 cases it is 8 MB.
+	SameCases bool
 	// Before, when set, is the release the site was last rendered from;
 	// SameFrame must hold for the two. Cases may have come, gone or
 	// moved since. The drilldowns whose links to the previous, the next
@@ -181,13 +187,14 @@ func (p *partsPlan) longestFirst(jobs []Job) []Job {
 }
 
 // sharedJobs adds the pages that are not about one case or one snapshot,
-// but for the release report and the policy page when the edit left them
-// as they were.
+// but for the release report, the policy page and the cases' data when
+// the edit left them as they were.
 func (p *partsPlan) sharedJobs() {
 	for _, j := range p.r.sharedOwnJobs(p.v) {
 		switch {
 		case p.parts.SameReport && (j.path == pages.ReportPath || j.path == pages.ReportPagePath):
 		case p.parts.SamePolicy && j.path == pages.PolicyPath:
+		case p.parts.SameCases && j.path == pages.CasesDataPath:
 		default:
 			p.jobs = append(p.jobs, j)
 		}
