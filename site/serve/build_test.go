@@ -72,7 +72,10 @@ func TestOneSnapshotIsEvaluatedAndRenderedAlone(t *testing.T) {
 		if parts[0].Steps == nil {
 			t.Error("no Steps given: drilldowns whose links alone changed are rendered whole")
 		}
-		parts[0].Steps = nil // a func: never DeepEqual
+		if parts[0].SizeOf == nil {
+			t.Error("no SizeOf given: large pages are rendered into buffers grown by doubling")
+		}
+		parts[0].Steps, parts[0].SizeOf = nil, nil // funcs: never DeepEqual
 	}
 	if all != 1 || len(parts) != 1 || !reflect.DeepEqual(parts[0], wantParts) {
 		t.Errorf("renders: all %d (want the first build's 1), parts %+v, want one call with %+v", all, parts, wantParts)
@@ -292,7 +295,10 @@ func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
 			if got.Steps == nil {
 				t.Error("no Steps given: drilldowns whose links alone changed are rendered whole")
 			}
-			got.Before, got.Steps = nil, nil
+			if got.SizeOf == nil {
+				t.Error("no SizeOf given: large pages are rendered into buffers grown by doubling")
+			}
+			got.Before, got.Steps, got.SizeOf = nil, nil, nil
 			for _, l := range labels {
 				if got.Drilldowns[l] == nil {
 					got.Drilldowns[l] = []string{}

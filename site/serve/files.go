@@ -79,6 +79,25 @@ func (s *siteFiles) len() int {
 	return len(s.files) + len(s.later)
 }
 
+// sizeOf is the size of the file the site holds at name, 0 when it holds
+// none or has put it off.
+func (s *siteFiles) sizeOf(name string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.files[name]
+	if !ok {
+		return 0
+	}
+	n := len(f.lead) + len(f.steps) + len(f.head) + len(f.tail)
+	if f.packed {
+		n = f.size + len(f.steps)
+	}
+	if f.framed {
+		n += len(s.footer)
+	}
+	return n
+}
+
 // has reports whether the site holds a file at name, made or put off.
 func (s *siteFiles) has(name string) bool {
 	if s == nil {

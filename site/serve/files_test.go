@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -130,4 +131,28 @@ func embeddedSteps(t testing.TB) render.StepsMarks {
 		t.Fatal(err)
 	}
 	return r.StepsMarks()
+}
+
+// TestSizeOfIsTheServedSize: the size a site gives for each file it
+// holds, packed, cut around its footer or around its steps, is the size
+// of the file served; 0 for one it does not hold.
+func TestSizeOfIsTheServedSize(t *testing.T) {
+	b, _ := newTestBuilder(t, siteRenderer)
+	kinds := map[string]bool{}
+	for name, f := range b.files.files {
+		data, ok := b.files.get(name)
+		if !ok {
+			t.Fatalf("%s: not served", name)
+		}
+		if got := b.files.sizeOf(name); got != len(data) {
+			t.Fatalf("%s: size %d, served %d bytes", name, got, len(data))
+		}
+		kinds[fmt.Sprint("packed ", f.packed, ", framed ", f.framed, ", stepped ", f.stepped)] = true
+	}
+	if len(kinds) < 3 {
+		t.Fatalf("the site holds files of too few kinds to tell: %v", kinds)
+	}
+	if got := b.files.sizeOf("no/such/page.html"); got != 0 {
+		t.Fatalf("size %d of a file the site does not hold", got)
+	}
 }

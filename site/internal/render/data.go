@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -33,19 +32,28 @@ func dataScript(key string, value any) ([]byte, error) {
 
 // dataScriptOf wraps the encoded JSON value v as dataScript does.
 func dataScriptOf(key string, v []byte) ([]byte, error) {
+	b, err := appendScriptHead(make([]byte, 0, len(v)+80), key)
+	if err != nil {
+		return nil, err
+	}
+	return appendScriptTail(append(b, v...)), nil
+}
+
+// appendScriptHead appends what comes before the value in a data
+// script, and appendScriptTail what comes after it: a value written in
+// between is written once, where a large one was written and then
+// copied.
+func appendScriptHead(b []byte, key string) ([]byte, error) {
 	k, err := json.Marshal(key)
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	b.Grow(len(v) + 80)
-	b.WriteString("(self.releasegateData = self.releasegateData || {})[")
-	b.Write(k)
-	b.WriteString("] = ")
-	b.Write(v)
-	b.WriteString(";\n")
-	return b.Bytes(), nil
+	b = append(b, "(self.releasegateData = self.releasegateData || {})["...)
+	b = append(b, k...)
+	return append(b, "] = "...), nil
 }
+
+func appendScriptTail(b []byte) []byte { return append(b, ";\n"...) }
 
 // CasesData is data/cases.js: the suite's case ids, titles and
 // severities, and where each case's pages are.
@@ -265,7 +273,7 @@ var caseFields = func() []rowField {
 // (the trials, without trials), which the script reads as null. The
 // values are appended by hand: json.Marshal of the same rows as []any
 // took 6× the time (BenchmarkFastPathRowTable, docs/design.md).
-func appendRowTable(b []byte, rows []pages.CaseFields) ([]byte, error) {
+func appendRowTable(b []byte, rows []pages.CaseRow) ([]byte, error) {
 	b = append(b, `{"fields":[`...)
 	for i, f := range caseFields {
 		if i > 0 {
@@ -279,7 +287,7 @@ func appendRowTable(b []byte, rows []pages.CaseFields) ([]byte, error) {
 			b = append(b, ',')
 		}
 		var err error
-		if b, err = appendRow(b, reflect.ValueOf(&rows[i]).Elem()); err != nil {
+		if b, err = appendRow(b, reflect.ValueOf(&rows[i].CaseFields).Elem()); err != nil {
 			return nil, err
 		}
 	}
@@ -333,13 +341,12 @@ func appendRow(b []byte, row reflect.Value) ([]byte, error) {
 // too large to write into its page, in suite order.
 func (v *View) SnapshotData(s *evaluator.Snapshot) ([]byte, error) {
 	rows := v.SnapshotRows(s)
-	fields := make([]pages.CaseFields, len(rows))
-	for i := range rows {
-		fields[i] = rows[i].CaseFields
-	}
-	table, err := appendRowTable(make([]byte, 0, 128*len(fields)), fields)
+	b, err := appendScriptHead(make([]byte, 0, 128*len(rows)+128), "snapshot:"+s.Label())
 	if err != nil {
 		return nil, err
 	}
-	return dataScriptOf("snapshot:"+s.Label(), table)
+	if b, err = appendRowTable(b, rows); err != nil {
+		return nil, err
+	}
+	return appendScriptTail(b), nil
 }

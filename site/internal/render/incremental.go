@@ -66,6 +66,9 @@ type Parts struct {
 	// the ids), is left out. An edit of a snapshot, the gate or the policy
 	// leaves it as it was, and at 100,000 cases it is 8 MB.
 	SameCases bool
+	// SizeOf, when set, gives the size of each file in the site last
+	// rendered (see RunOptions.SizeOf).
+	SizeOf func(path string) int
 	// Before, when set, is the release the site was last rendered from;
 	// SameFrame must hold for the two. Cases may have come, gone or
 	// moved since. The drilldowns whose links to the previous, the next
@@ -149,7 +152,7 @@ func (r *Renderer) RenderParts(in *pages.Input, parts Parts, emit Emit) error {
 			return err
 		}
 	}
-	if err := r.Run(p.longestFirst(uniqueJobs(p.jobs)), emit, RunOptions{}); err != nil {
+	if err := r.Run(p.longestFirst(uniqueJobs(p.jobs)), emit, RunOptions{SizeOf: parts.SizeOf}); err != nil {
 		return err
 	}
 	return r.Run(p.steps, parts.Steps, RunOptions{})

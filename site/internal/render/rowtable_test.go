@@ -79,7 +79,7 @@ func TestRowTableRows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			table, err := appendRowTable(nil, []pages.CaseFields{tt.row})
+			table, err := appendRowTable(nil, rowsOf([]pages.CaseFields{tt.row}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,9 +130,18 @@ func FuzzRowTable(f *testing.F) {
 	})
 }
 
+// rowsOf gives case-table rows their fields.
+func rowsOf(fields []pages.CaseFields) []pages.CaseRow {
+	rows := make([]pages.CaseRow, len(fields))
+	for i, f := range fields {
+		rows[i].CaseFields = f
+	}
+	return rows
+}
+
 func checkRowTable(t *testing.T, rows []pages.CaseFields) {
 	t.Helper()
-	got, err := appendRowTable(nil, rows)
+	got, err := appendRowTable(nil, rowsOf(rows))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,8 +174,9 @@ func BenchmarkFastPathRowTable(b *testing.B) {
 		}
 	})
 	b.Run("fast", func(b *testing.B) {
+		caseRows := rowsOf(rows)
 		for b.Loop() {
-			if _, err := appendRowTable(make([]byte, 0, 128*len(rows)), rows); err != nil {
+			if _, err := appendRowTable(make([]byte, 0, 128*len(rows)), caseRows); err != nil {
 				b.Fatal(err)
 			}
 		}

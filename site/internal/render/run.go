@@ -20,6 +20,29 @@ type RunOptions struct {
 	// copy of its own, which emit may keep.
 	Reuse    bool
 	Progress func(done, total int)
+	// SizeOf, when set, gives the size a file had when it was last
+	// rendered, 0 when it is not known. A large page is then rendered
+	// into a buffer of about that size and, without Reuse, handed to emit
+	// as it is when it fits: grown by doubling, a buffer of a page of
+	// megabytes allocated twice the page, and the copy for emit once
+	// more.
+	SizeOf func(path string) int
+}
+
+// largeFile is the size from which a file's buffer is sized from
+// RunOptions.SizeOf and may be handed to emit.
+const largeFile = 1 << 20
+
+// sizeHint is what RunOptions.SizeOf says of the file at path when it
+// is large, else 0.
+func (opts RunOptions) sizeHint(path string) int {
+	if opts.SizeOf == nil {
+		return 0
+	}
+	if n := opts.SizeOf(path); n >= largeFile {
+		return n
+	}
+	return 0
 }
 
 // made is one file on its way to emit: in a pooled buffer, or, from a
@@ -53,10 +76,16 @@ func (r *Renderer) Run(jobs []Job, emit Emit, opts RunOptions) error {
 	deliver := func(f made) {
 		data := f.data
 		if f.buf != nil {
-			defer r.buffers.Put(f.buf)
 			data = f.buf.Bytes()
-			if !opts.Reuse {
+			switch {
+			case opts.Reuse:
+				defer r.buffers.Put(f.buf)
+			case len(data) >= largeFile && cap(data)-len(data) <= len(data)/32:
+				// A large page that filled its buffer: emit keeps the
+				// buffer's bytes, and the buffer is not used again.
+			default:
 				data = bytes.Clone(data)
+				r.buffers.Put(f.buf)
 			}
 		}
 		if err := emit(jobs[f.index].path, data); err != nil {
@@ -93,7 +122,7 @@ func (r *Renderer) Run(jobs []Job, emit Emit, opts RunOptions) error {
 				if i >= len(jobs) {
 					return
 				}
-				f, err := r.make(i, jobs[i])
+				f, err := r.make(i, jobs[i], opts.sizeHint(jobs[i].path))
 				if err != nil {
 					fail(i, err)
 					return
@@ -116,13 +145,17 @@ func (r *Renderer) Run(jobs []Job, emit Emit, opts RunOptions) error {
 	return firstError(errs)
 }
 
-// make runs job i into a pooled buffer, or into data of its own.
-func (r *Renderer) make(i int, job Job) (made, error) {
+// make runs job i into a pooled buffer, with room for size bytes and a
+// little more, or into data of its own.
+func (r *Renderer) make(i int, job Job, size int) (made, error) {
 	if job.Made != nil {
 		data, err := job.Made()
 		return made{index: i, data: data}, err
 	}
 	b := r.buffer()
+	if size > 0 {
+		b.Grow(size + size/64 + 4096)
+	}
 	if err := job.Make(b); err != nil {
 		r.buffers.Put(b)
 		return made{}, err

@@ -51,3 +51,68 @@ func TestRunHandsOverMadeBytes(t *testing.T) {
 		t.Fatalf("bufferMake: %q, %v", b.String(), err)
 	}
 }
+
+// TestRunSizesLargePages: with the sizes of the last rendering, a large
+// page is rendered into a buffer of about its size and handed to emit
+// without a copy; no file emitted holds much more memory than its bytes,
+// each stays the caller's however it came, and sizes that are wrong
+// change no byte.
+func TestRunSizesLargePages(t *testing.T) {
+	page := func(n int, fill byte) func(w *bytes.Buffer) error {
+		return func(w *bytes.Buffer) error {
+			for range n / 1024 {
+				w.Write(bytes.Repeat([]byte{fill}, 1024)) // a little at a time, as a template writes
+			}
+			return nil
+		}
+	}
+	const large = 3 << 20
+	sizes := map[string]int{"large-a": large, "large-b": large + 7<<10, "small": 4 << 10, "large-c": large}
+	var jobs []Job
+	for _, p := range []string{"large-a", "large-b", "small", "large-c"} {
+		jobs = append(jobs, Job{path: p, Make: page(sizes[p], p[len(p)-1])})
+	}
+	for _, tc := range []struct {
+		name     string
+		sizeOf   func(string) int
+		handOver bool // the large pages reach emit in the buffer sized for them
+	}{
+		{"no sizes", nil, false},
+		{"last sizes", func(p string) int { return sizes[p] }, true},
+		{"sizes too small", func(string) int { return 1 << 20 }, false},
+		{"sizes too large", func(string) int { return 64 << 20 }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Renderer{} // no buffer pooled yet, as after a collection
+			got := map[string][]byte{}
+			var mu sync.Mutex
+			err := r.Run(jobs, func(path string, data []byte) error {
+				mu.Lock()
+				defer mu.Unlock()
+				got[path] = data
+				return nil
+			}, RunOptions{SizeOf: tc.sizeOf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, j := range jobs {
+				data := got[j.path]
+				if len(data) != sizes[j.path] || bytes.Count(data, data[:1]) != len(data) || data[0] != j.path[len(j.path)-1] {
+					t.Fatalf("%s: emitted %d bytes, not the %d it made", j.path, len(data), sizes[j.path])
+				}
+				if j.path == "small" {
+					continue
+				}
+				// A copy is rounded up to whole pages of memory; a buffer
+				// sized from the hint has room for a 64th more.
+				spare := cap(data) - len(data)
+				if spare > len(data)/32+8192 {
+					t.Errorf("%s: %d bytes spare kept with %d", j.path, spare, len(data))
+				}
+				if tc.handOver && spare < len(data)/64 {
+					t.Errorf("%s: %d bytes spare: copied, not handed over in its buffer", j.path, spare)
+				}
+			}
+		})
+	}
+}
