@@ -307,6 +307,9 @@ type Options struct {
 	// the lines that changed since are parsed; it is called from several
 	// goroutines, once per snapshot read.
 	OutputLines func(label string) *load.OutputLines
+	// CaseLines, when set, remembers the cases of the last reading of
+	// the suite in the same way (EvaluateDir only; see load.Options).
+	CaseLines *load.CaseLines
 }
 
 // outputLines is the OutputLines of the snapshot of label, nil without.
@@ -332,7 +335,7 @@ func (opts Options) gates() decide.Gates {
 // that labels no snapshot is refused first.
 func EvaluateDir(dir string, opts Options) (*Release, error) {
 	opts.Gates = opts.gates()
-	s, err := load.Suite(dir, load.Options{KeepInputs: opts.KeepInputs, Gates: opts.Gates})
+	s, err := load.Suite(dir, load.Options{KeepInputs: opts.KeepInputs, Gates: opts.Gates, CaseLines: opts.CaseLines})
 	if err != nil {
 		return nil, err
 	}

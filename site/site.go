@@ -141,12 +141,12 @@ func LoadGates(data string, gates decide.Gates) (*Input, error) {
 	return loadKept(data, evaluator.Options{Gates: gates})
 }
 
-// LoadRemembering is Load parsing only the output lines that lines does
-// not remember from the last reading of their snapshot, and remembering
-// this reading's (see evaluator.Options.OutputLines): what a live server
-// reads the folder with.
-func LoadRemembering(data string, lines func(label string) *load.OutputLines) (*Input, error) {
-	return loadKept(data, evaluator.Options{OutputLines: lines})
+// LoadRemembering is Load parsing only the case and output lines that
+// cases and outputs do not remember from the last reading of their file,
+// and remembering this reading's (see evaluator.Options.CaseLines and
+// OutputLines): what a live server reads the folder with.
+func LoadRemembering(data string, cases *load.CaseLines, outputs func(label string) *load.OutputLines) (*Input, error) {
+	return loadKept(data, evaluator.Options{CaseLines: cases, OutputLines: outputs})
 }
 
 // loadKept evaluates the data folder keeping what every page needs.

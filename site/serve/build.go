@@ -259,7 +259,7 @@ func (r *rebuild) judge() error {
 	ch := r.ch
 	switch {
 	case ch.All || ch.Suite:
-		in, err := site.LoadRemembering(r.old.data, r.lines().of)
+		in, err := site.LoadRemembering(r.old.data, r.caseLines(), r.lines().of)
 		if err != nil {
 			return err
 		}
@@ -363,12 +363,16 @@ func (r *rebuild) editedSuite() (*suite.Suite, error) {
 	if len(r.ch.Edited) == 1 && r.ch.Edited[load.GateFile] {
 		return withGate(r.old.data, r.old.release.Suite, r.old.release.Specs())
 	}
-	lines := r.old.caseLines
-	if lines == nil {
-		lines = load.NewCaseLines()
+	return load.Suite(r.old.data, load.Options{KeepInputs: true, Gates: r.old.release.Specs(), CaseLines: r.caseLines()})
+}
+
+// caseLines are the cases remembered by their lines, kept by the builder
+// from one reading of the suite to the next, from the first build on.
+func (r *rebuild) caseLines() *load.CaseLines {
+	if r.next.caseLines == nil {
+		r.next.caseLines = load.NewCaseLines()
 	}
-	r.next.caseLines = lines
-	return load.Suite(r.old.data, load.Options{KeepInputs: true, Gates: r.old.release.Specs(), CaseLines: lines})
+	return r.next.caseLines
 }
 
 // readHandoff reads HANDOFF.md again when it changed.

@@ -754,6 +754,31 @@ func TestPolicyPageFollowsCitations(t *testing.T) {
 	}
 }
 
+// TestCaseLinesKeptFromTheFirstBuild: the first edit of a case after a
+// full build already takes the other cases from that build.
+func TestCaseLinesKeptFromTheFirstBuild(t *testing.T) {
+	b, data := newTestBuilder(t, siteRenderer)
+	before := b.release.Suite
+	p := filepath.Join(data, load.CasesFile)
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, p, bytes.Replace(src, []byte(`"title": "`), []byte(`"title": "Edited: `), 1))
+	if _, err := b.build(batchOf(change{Kind: suiteChanged, Name: load.CasesFile})); err != nil {
+		t.Fatal(err)
+	}
+	taken := 0
+	for i, c := range b.release.Suite.Cases {
+		if x, y := before.Cases[i].Expected.Citations, c.Expected.Citations; len(x) > 0 && &x[0] == &y[0] {
+			taken++
+		}
+	}
+	if want := len(before.Cases) - 1; taken != want {
+		t.Fatalf("%d cases taken from the first build, want %d", taken, want)
+	}
+}
+
 // TestOutputLinesKeptBetweenBuilds: the server remembers each snapshot's
 // outputs by their lines from its first build on, takes the outputs of
 // the lines an edit left alone from the build before, and forgets a
