@@ -49,31 +49,10 @@ func TestCaseLinesReadAsFresh(t *testing.T) {
 	original := map[string][]byte{CasesFile: read(CasesFile), PolicyFile: read(PolicyFile), SchemaFile: read(SchemaFile)}
 	lines := NewCaseLines()
 	r := rand.New(rand.NewPCG(1, 2))
-	edits := []struct {
-		name string
-		do   func(cases [][]byte) [][]byte
-	}{
+	edits := append(anyLineEdits(r), []lineEdit{
 		{"retitle", func(cases [][]byte) [][]byte {
 			i := r.IntN(len(cases))
 			cases[i] = bytes.Replace(cases[i], []byte(`"title": "`), []byte(`"title": "Edited `), 1)
-			return cases
-		}},
-		{"swap", func(cases [][]byte) [][]byte {
-			i, j := r.IntN(len(cases)), r.IntN(len(cases))
-			cases[i], cases[j] = cases[j], cases[i]
-			return cases
-		}},
-		{"duplicate", func(cases [][]byte) [][]byte { return append(cases, cases[r.IntN(len(cases))]) }},
-		{"remove", func(cases [][]byte) [][]byte {
-			if len(cases) < 2 {
-				return cases
-			}
-			i := r.IntN(len(cases))
-			return append(cases[:i:i], cases[i+1:]...)
-		}},
-		{"break", func(cases [][]byte) [][]byte {
-			i := r.IntN(len(cases))
-			cases[i] = cases[i][:len(cases[i])/2]
 			return cases
 		}},
 		{"restore cases", func([][]byte) [][]byte {
@@ -90,7 +69,7 @@ func TestCaseLinesReadAsFresh(t *testing.T) {
 			return cases
 		}},
 		{"restore the schema", func(cases [][]byte) [][]byte { write(SchemaFile, original[SchemaFile]); return cases }},
-	}
+	}...)
 	cases := bytes.Split(bytes.TrimSuffix(original[CasesFile], []byte("\n")), []byte("\n"))
 	var before *suite.Suite
 	shared, readable := 0, 0
@@ -117,6 +96,37 @@ func TestCaseLinesReadAsFresh(t *testing.T) {
 	}
 	if readable < 30 || shared < 15 {
 		t.Fatalf("%d readable steps, %d taking cases from the reading before: the test covers too little", readable, shared)
+	}
+}
+
+// lineEdit is one random edit of the lines of a JSON Lines file.
+type lineEdit struct {
+	name string
+	do   func(lines [][]byte) [][]byte
+}
+
+// anyLineEdits are the edits that suit any JSON Lines file: two lines
+// swapped, a line copied to the end, a line removed, a line cut short.
+func anyLineEdits(r *rand.Rand) []lineEdit {
+	return []lineEdit{
+		{"swap", func(lines [][]byte) [][]byte {
+			i, j := r.IntN(len(lines)), r.IntN(len(lines))
+			lines[i], lines[j] = lines[j], lines[i]
+			return lines
+		}},
+		{"duplicate", func(lines [][]byte) [][]byte { return append(lines, lines[r.IntN(len(lines))]) }},
+		{"remove", func(lines [][]byte) [][]byte {
+			if len(lines) < 2 {
+				return lines
+			}
+			i := r.IntN(len(lines))
+			return append(lines[:i:i], lines[i+1:]...)
+		}},
+		{"break", func(lines [][]byte) [][]byte {
+			i := r.IntN(len(lines))
+			lines[i] = lines[i][:len(lines[i])/2]
+			return lines
+		}},
 	}
 }
 

@@ -54,10 +54,7 @@ func TestOutputLinesReadAsFresh(t *testing.T) {
 	}
 	split := func(b []byte) [][]byte { return bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) }
 	r := rand.New(rand.NewPCG(3, 4))
-	edits := []struct {
-		name string
-		do   func(lines [][]byte) [][]byte
-	}{
+	edits := append(anyLineEdits(r), []lineEdit{
 		{"cost", func(lines [][]byte) [][]byte {
 			i := r.IntN(len(lines))
 			lines[i] = bytes.Replace(lines[i], []byte(`"cost_usd": 0.`), []byte(`"cost_usd": 0.1`), 1)
@@ -68,32 +65,14 @@ func TestOutputLinesReadAsFresh(t *testing.T) {
 			lines[i] = bytes.Replace(lines[i], []byte(`"decision": "approve"`), []byte(`"decision": "reject"`), 1)
 			return lines
 		}},
-		{"swap", func(lines [][]byte) [][]byte {
-			i, j := r.IntN(len(lines)), r.IntN(len(lines))
-			lines[i], lines[j] = lines[j], lines[i]
-			return lines
-		}},
 		{"blank line", func(lines [][]byte) [][]byte { return append(lines[:1:1], append([][]byte{nil}, lines[1:]...)...) }},
-		{"duplicate", func(lines [][]byte) [][]byte { return append(lines, lines[r.IntN(len(lines))]) }},
-		{"remove", func(lines [][]byte) [][]byte {
-			if len(lines) < 2 {
-				return lines
-			}
-			i := r.IntN(len(lines))
-			return append(lines[:i:i], lines[i+1:]...)
-		}},
-		{"break", func(lines [][]byte) [][]byte {
-			i := r.IntN(len(lines))
-			lines[i] = lines[i][:len(lines[i])/2]
-			return lines
-		}},
 		{"unknown decision", func(lines [][]byte) [][]byte {
 			i := r.IntN(len(lines))
 			lines[i] = bytes.Replace(lines[i], []byte(`"decision": "`), []byte(`"decision": "x`), 1)
 			return lines
 		}},
 		{"restore", func([][]byte) [][]byte { return split(original) }},
-	}
+	}...)
 	lines := NewOutputLines()
 	text := split(original)
 	var before map[int]*suite.Output

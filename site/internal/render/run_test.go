@@ -18,17 +18,7 @@ func TestRunHandsOverMadeBytes(t *testing.T) {
 		{path: "b", Made: func() ([]byte, error) { return own, nil }},
 	}
 	for _, writers := range []int{0, 2} {
-		got := map[string][]byte{}
-		var mu sync.Mutex
-		err := r.Run(jobs, func(path string, data []byte) error {
-			mu.Lock()
-			defer mu.Unlock()
-			got[path] = data
-			return nil
-		}, RunOptions{Writers: writers})
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := runAll(t, r, jobs, RunOptions{Writers: writers})
 		if string(got["a"]) != "page" || string(got["b"]) != "results" {
 			t.Fatalf("writers %d: emitted %q", writers, got)
 		}
@@ -50,6 +40,23 @@ func TestRunHandsOverMadeBytes(t *testing.T) {
 	if err := jobs[1].bufferMake()(&b); err != nil || b.String() != "results" {
 		t.Fatalf("bufferMake: %q, %v", b.String(), err)
 	}
+}
+
+// runAll runs jobs with opts and gives every file emitted by its path.
+func runAll(t *testing.T, r *Renderer, jobs []Job, opts RunOptions) map[string][]byte {
+	t.Helper()
+	got := map[string][]byte{}
+	var mu sync.Mutex
+	err := r.Run(jobs, func(path string, data []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got[path] = data
+		return nil
+	}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
 
 // TestRunSizesLargePages: with the sizes of the last rendering, a large
@@ -84,17 +91,7 @@ func TestRunSizesLargePages(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Renderer{} // no buffer pooled yet, as after a collection
-			got := map[string][]byte{}
-			var mu sync.Mutex
-			err := r.Run(jobs, func(path string, data []byte) error {
-				mu.Lock()
-				defer mu.Unlock()
-				got[path] = data
-				return nil
-			}, RunOptions{SizeOf: tc.sizeOf})
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := runAll(t, r, jobs, RunOptions{SizeOf: tc.sizeOf})
 			for _, j := range jobs {
 				data := got[j.path]
 				if len(data) != sizes[j.path] || bytes.Count(data, data[:1]) != len(data) || data[0] != j.path[len(j.path)-1] {
