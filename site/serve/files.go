@@ -82,6 +82,9 @@ func (s *siteFiles) len() int {
 // sizeOf is the size of the file the site holds at name, 0 when it holds
 // none or has put it off.
 func (s *siteFiles) sizeOf(name string) int {
+	if s == nil {
+		return 0
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f, ok := s.files[name]
