@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
@@ -53,10 +54,55 @@ func (r *Result) sizeHint() int {
 	return n
 }
 
+// JSONAfter is JSON for a snapshot judged again whose case results may
+// be those of before, whose results file is last. Where they are, the
+// case results are copied from last as they were written instead of
+// encoded again: at 100,000 cases they are nearly all of the file, and
+// an edit of the thresholds, a title or the policy leaves them as they
+// were. before and last may be nil.
+func (s *Snapshot) JSONAfter(before *Snapshot, last []byte) []byte {
+	cases, ok := writtenCases(before, s, last)
+	if !ok {
+		return s.JSON()
+	}
+	var b bytes.Buffer
+	b.Grow(len(last) + len(last)/64 + 4096)
+	s.Result.writeJSON(&b, cases) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// The members around "cases" at the top of a results file, as encoder
+// writes them. Inside a string a line break is written \n, so a raw one
+// followed by two spaces and a quote only begins a top-level member.
+var (
+	casesMember  = []byte("\n  \"cases\": ")
+	inputsMember = []byte(",\n  \"inputs\": ")
+)
+
+// writtenCases is the encoded "cases" array of last, the results file of
+// before, when after has the same case results.
+func writtenCases(before, after *Snapshot, last []byte) ([]byte, bool) {
+	if before == nil || before.Result.streamed != nil || after.Result.streamed != nil ||
+		!slices.EqualFunc(before.Result.Cases, after.Result.Cases, func(a, b CaseResult) bool { return a.Equal(&b) }) ||
+		(before.Result.Cases == nil) != (after.Result.Cases == nil) {
+		return nil, false
+	}
+	_, rest, ok := bytes.Cut(last, casesMember)
+	if !ok {
+		return nil, false
+	}
+	cases, _, ok := bytes.Cut(rest, inputsMember)
+	return cases, ok
+}
+
 // WriteJSON writes r as its results file to w.
-func (r *Result) WriteJSON(w io.Writer) error {
+func (r *Result) WriteJSON(w io.Writer) error { return r.writeJSON(w, nil) }
+
+// writeJSON is WriteJSON writing cases, when not nil, as the encoded
+// case results.
+func (r *Result) writeJSON(w io.Writer, cases []byte) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	e := &encoder{w: bw}
+	e := &encoder{w: bw, written: cases}
 	e.result(r, "")
 	e.b = append(e.b, '\n')
 	e.flush()
@@ -82,10 +128,13 @@ func EncodeJSON(results []Result) []byte {
 }
 
 // encoder appends JSON to a buffer and hands it to w in chunks.
+// written, when not nil, is written as a result's case results, as it
+// is.
 type encoder struct {
-	w   io.Writer
-	b   []byte
-	err error
+	w       io.Writer
+	b       []byte
+	err     error
+	written []byte
 }
 
 const chunkSize = 32 << 10
@@ -189,9 +238,15 @@ func (e *encoder) result(r *Result, indent string) {
 			e.comparison(r.VersusBaseline, inner)
 		}
 		key("cases")
-		if r.streamed != nil {
+		switch {
+		case e.written != nil:
+			e.flush()
+			if e.err == nil {
+				_, e.err = e.w.Write(e.written)
+			}
+		case r.streamed != nil:
 			e.streamedCases(r.streamed, inner)
-		} else {
+		default:
 			e.cases(r.Cases, inner)
 		}
 		key("inputs")

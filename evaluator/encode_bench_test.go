@@ -5,6 +5,7 @@ package evaluator
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -131,4 +132,39 @@ func BenchmarkFastPathTextStore(b *testing.B) {
 			b.ReportMetric(float64(processorTime()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
+}
+
+// BenchmarkJSONAfter writes the results file of 100,000 cases, a third
+// failing, after an edit of the thresholds: its case results encoded
+// again ("plain", JSON) and taken from the file before ("fast",
+// JSONAfter).
+//
+//	go test ./evaluator -run '^$' -bench JSONAfter -benchmem -count 5
+func BenchmarkJSONAfter(b *testing.B) {
+	before := &Snapshot{Result: Result{Label: "candidate", Decision: decide.Review, Gates: make([]decide.GateResult, 4), Cases: make([]CaseResult, 100_000)}}
+	for i := range before.Result.Cases {
+		c := &before.Result.Cases[i]
+		c.CaseID, c.Severity, c.Passed, c.Failures = fmt.Sprintf("GEN-%06d", i), "major", i%3 != 0, []judge.Failure{}
+		if !c.Passed {
+			c.Failures = []judge.Failure{{Code: judge.Citation, Detail: "cites outdated ER-2026.08 §6.1; the current rule is ER-2026.10 §6.1"}}
+		}
+	}
+	last := before.JSON()
+	after := *before
+	after.Result.Decision = decide.Block
+	if !bytes.Equal(after.JSONAfter(before, last), after.JSON()) {
+		b.Fatal("JSONAfter differs from JSON")
+	}
+	b.Run("plain", func(b *testing.B) {
+		b.SetBytes(int64(len(last)))
+		for b.Loop() {
+			after.JSON()
+		}
+	})
+	b.Run("fast", func(b *testing.B) {
+		b.SetBytes(int64(len(last)))
+		for b.Loop() {
+			after.JSONAfter(before, last)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/releasegate/releasegate/evaluator/decide"
@@ -173,3 +174,70 @@ func BenchmarkWriteJSON(b *testing.B) {
 type countingWriter struct{ n int64 }
 
 func (w *countingWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
+
+// TestJSONAfter: a snapshot judged again writes its results file as JSON
+// does, taking the case results from the file last written when they are
+// the same, and encoding them when they differ, when there is no file or
+// when the file is not one.
+func TestJSONAfter(t *testing.T) {
+	rel, err := EvaluateDir(sampleDir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, before := range rel.Snapshots {
+		last := before.JSON()
+		// A file whose case results read otherwise than they are: where
+		// JSONAfter takes them from, it says so.
+		marked := bytes.Replace(last, []byte(`"case_id": "ER-001"`), []byte(`"case_id": "taken"`), 1)
+		regated := *before
+		regated.Result.Decision, regated.Result.Gates = decide.Block, nil
+		rejudged := *before
+		rejudged.Result.Cases = slices.Clone(before.Result.Cases)
+		rejudged.Result.Cases[0].Passed = !rejudged.Result.Cases[0].Passed
+		for _, tc := range []struct {
+			name   string
+			after  *Snapshot
+			before *Snapshot
+			last   []byte
+			taken  bool
+		}{
+			{"the same", before, before, marked, true},
+			{"other gates", &regated, before, marked, true},
+			{"other case results", &rejudged, before, marked, false},
+			{"no snapshot before", &regated, nil, marked, false},
+			{"no file", &regated, before, nil, false},
+			{"not a results file", &regated, before, []byte(`{"cases": []}`), false},
+		} {
+			got := tc.after.JSONAfter(tc.before, tc.last)
+			want := tc.after.JSON()
+			if tc.taken {
+				want = bytes.Replace(want, []byte(`"case_id": "ER-001"`), []byte(`"case_id": "taken"`), 1)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s, %s: JSONAfter differs from JSON (case results taken: %v)", before.Label(), tc.name, tc.taken)
+			}
+		}
+	}
+}
+
+// FuzzJSONAfter: whatever its text, a results file's case results are
+// found in it and taken as they were written.
+func FuzzJSONAfter(f *testing.F) {
+	f.Add("ER-001", "expected approve, got reject", true)
+	f.Add("x\n  \"inputs\": ", "\n  \"cases\": [", false)
+	f.Fuzz(func(t *testing.T, id, detail string, passed bool) {
+		before := &Snapshot{Result: Result{
+			Label:          detail,
+			Gates:          []decide.GateResult{{Gate: id, Threshold: decide.GateThreshold{Label: detail}}},
+			VersusBaseline: &decide.Comparison{Label: detail, Cases: []decide.CaseChange{{CaseID: id}}},
+			Cases:          []CaseResult{{CaseID: id, Passed: passed, Failures: []judge.Failure{{Code: judge.Code(id), Detail: detail}}}, {CaseID: detail, Failures: []judge.Failure{}}},
+			Inputs:         Inputs{CasesSHA256: id},
+			Meta:           &suite.Meta{Model: detail},
+		}}
+		after := *before
+		after.Result.Decision, after.Result.Inputs.CasesSHA256 = decide.Review, detail
+		if got, want := after.JSONAfter(before, before.JSON()), after.JSON(); !bytes.Equal(got, want) {
+			t.Fatalf("JSONAfter differs from JSON:\n got %q\nwant %q", got, want)
+		}
+	})
+}

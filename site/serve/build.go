@@ -453,7 +453,7 @@ func (r *rebuild) renderParts(c *collector, in *site.Input) error {
 	}
 	parts.SamePolicy = samePolicyPage(b.release.Suite, next.release.Suite)
 	parts.SameCases = sameCasesData(b.release.Suite, next.release.Suite)
-	parts.SizeOf = b.files.sizeOf
+	parts.SizeOf, parts.Last = b.files.sizeOf, b.files.get
 	if len(parts.Snapshots) > 0 || len(ch.Edited) > 0 || ch.Handoff {
 		// Empty parts, as after an edit of HANDOFF.md alone, still
 		// render the pages about no one case or snapshot.

@@ -72,10 +72,10 @@ func TestOneSnapshotIsEvaluatedAndRenderedAlone(t *testing.T) {
 		if parts[0].Steps == nil {
 			t.Error("no Steps given: drilldowns whose links alone changed are rendered whole")
 		}
-		if parts[0].SizeOf == nil {
-			t.Error("no SizeOf given: large pages are rendered into buffers grown by doubling")
+		if parts[0].SizeOf == nil || parts[0].Last == nil {
+			t.Error("no SizeOf or Last given: large pages are rendered into buffers grown by doubling, results files encoded whole")
 		}
-		parts[0].Steps, parts[0].SizeOf = nil, nil // funcs: never DeepEqual
+		parts[0].Steps, parts[0].SizeOf, parts[0].Last = nil, nil, nil // funcs: never DeepEqual
 	}
 	if all != 1 || len(parts) != 1 || !reflect.DeepEqual(parts[0], wantParts) {
 		t.Errorf("renders: all %d (want the first build's 1), parts %+v, want one call with %+v", all, parts, wantParts)
@@ -295,10 +295,10 @@ func TestSuiteEditsRenderWhatTheyChange(t *testing.T) {
 			if got.Steps == nil {
 				t.Error("no Steps given: drilldowns whose links alone changed are rendered whole")
 			}
-			if got.SizeOf == nil {
-				t.Error("no SizeOf given: large pages are rendered into buffers grown by doubling")
+			if got.SizeOf == nil || got.Last == nil {
+				t.Error("no SizeOf or Last given: large pages are rendered into buffers grown by doubling, results files encoded whole")
 			}
-			got.Before, got.Steps, got.SizeOf = nil, nil, nil
+			got.Before, got.Steps, got.SizeOf, got.Last = nil, nil, nil, nil
 			for _, l := range labels {
 				if got.Drilldowns[l] == nil {
 					got.Drilldowns[l] = []string{}

@@ -69,6 +69,11 @@ type Parts struct {
 	// SizeOf, when set, gives the size of each file in the site last
 	// rendered (see RunOptions.SizeOf).
 	SizeOf func(path string) int
+	// Last, when set with Before, gives the files of the site last
+	// rendered, from Before: a results file whose case results did not
+	// change takes them from its last version as they were written
+	// (evaluator.Snapshot.JSONAfter).
+	Last func(path string) ([]byte, bool)
 	// Before, when set, is the release the site was last rendered from;
 	// SameFrame must hold for the two. Cases may have come, gone or
 	// moved since. The drilldowns whose links to the previous, the next
@@ -214,11 +219,29 @@ func (p *partsPlan) ownJobs(labels []string, want func(label, path string) bool)
 		}
 		for _, j := range p.r.snapshotOwnJobs(p.v, s) {
 			if want(label, j.path) {
+				if j.path == pages.ResultsPath(label) {
+					j = p.resultsJob(s)
+				}
 				p.jobs = append(p.jobs, j)
 			}
 		}
 	}
 	return nil
+}
+
+// resultsJob is the results file of s, which takes its case results from
+// the file last rendered for the snapshot of that label in Before when
+// they are the same.
+func (p *partsPlan) resultsJob(s *evaluator.Snapshot) Job {
+	before := snapshotOf(p.parts.Before, s.Label())
+	if before == nil || p.parts.Last == nil {
+		return resultsJob(s)
+	}
+	path := pages.ResultsPath(s.Label())
+	return Job{path: path, Made: func() ([]byte, error) {
+		last, _ := p.parts.Last(path)
+		return s.JSONAfter(before, last), nil
+	}}
 }
 
 // drilldownJobs adds, per snapshot of parts.Drilldowns, the drilldowns of
