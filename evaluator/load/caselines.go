@@ -25,7 +25,7 @@ import (
 // The zero CaseLines is not ready: make one with NewCaseLines. It is
 // safe for one reading at a time.
 type CaseLines struct {
-	seeds [2]maphash.Seed
+	lineKeys
 
 	mu    sync.Mutex
 	cases map[lineKey]*suite.Case
@@ -34,19 +34,24 @@ type CaseLines struct {
 	keepInputs   bool
 }
 
+// lineKey is a line known by two 64-bit hashes of its text and its
+// length.
 type lineKey struct {
 	a, b uint64
 	n    int
 }
 
-// NewCaseLines makes an empty CaseLines.
-func NewCaseLines() *CaseLines {
-	return &CaseLines{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}}
-}
+// lineKeys makes the keys of lines under two seeds of its own.
+type lineKeys struct{ seeds [2]maphash.Seed }
 
-func (l *CaseLines) key(text []byte) lineKey {
+func newLineKeys() lineKeys { return lineKeys{[2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}} }
+
+func (l lineKeys) key(text []byte) lineKey {
 	return lineKey{maphash.Bytes(l.seeds[0], text), maphash.Bytes(l.seeds[1], text), len(text)}
 }
+
+// NewCaseLines makes an empty CaseLines.
+func NewCaseLines() *CaseLines { return &CaseLines{lineKeys: newLineKeys()} }
 
 // begin starts a reading with the schema of that hash and keepInputs: it
 // returns the cases remembered from the last reading when they were read

@@ -1,7 +1,6 @@
 package load
 
 import (
-	"hash/maphash"
 	"slices"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
@@ -27,14 +26,14 @@ import (
 // The zero OutputLines is not ready: make one with NewOutputLines. It is
 // safe for one reading at a time.
 type OutputLines struct {
-	seeds     [2]maphash.Seed
+	lineKeys
 	outputs   map[lineKey]*suite.Output
 	decisions suite.Vocabulary // what the remembered outputs were read with
 }
 
 // NewOutputLines makes an empty OutputLines.
 func NewOutputLines() *OutputLines {
-	return &OutputLines{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}}
+	return &OutputLines{lineKeys: newLineKeys()}
 }
 
 // Len is the number of lines remembered.
@@ -72,7 +71,7 @@ func (r *outputsReading) parse(d *jsonDecoder, file string, line int, text []byt
 	if r == nil {
 		return parseOutput(d, file, line, text, decisions)
 	}
-	k := lineKey{maphash.Bytes(r.lines.seeds[0], text), maphash.Bytes(r.lines.seeds[1], text), len(text)}
+	k := r.lines.key(text)
 	if old, ok := r.was[k]; ok {
 		o := *old // its lists are shared: no one changes a read output
 		o.Line = line
