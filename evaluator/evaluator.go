@@ -131,6 +131,9 @@ type Snapshot struct {
 	TrialOutputs [][]*suite.Output
 	// Gates are the gates the snapshot was decided by.
 	Gates decide.Gates
+	// outputs is the file its outputs kept compact are read again from,
+	// nil unless they are.
+	outputs *outputsFile
 }
 
 // Label is the snapshot's name.
@@ -296,6 +299,13 @@ type Options struct {
 	// KeepOutputs keeps every output for pages that show them; without it
 	// memory stays proportional to the suite, not to the snapshots.
 	KeepOutputs bool
+	// CompactOutputs, with KeepOutputs, keeps each output as the place of
+	// its line in its file and the few fields every page reads, instead
+	// of its calls and citations (suite.Output.Place): what a command
+	// that renders a whole site once does. The file is held open, and a
+	// page that shows an output whole reads it again (Snapshot.Whole);
+	// Release.Close closes the files. Nothing judged or written changes.
+	CompactOutputs bool
 	// KeepInputs keeps each case's input for pages that show it.
 	KeepInputs bool
 	// Gates are the gates gate.json is read for and each snapshot is
@@ -387,16 +397,24 @@ func evaluateFile(s *suite.Suite, file load.SnapshotFile, opts Options) (*Snapsh
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	j := newJudging(opts.gates(), s, opts.KeepOutputs)
-	sha, err := load.OutputsRemembered(file.Path, f, s, opts.outputLines(file.Label), func(i int, o *suite.Output) error {
-		j.add(i, o)
+	j.compact = opts.KeepOutputs && opts.CompactOutputs
+	sha, err := load.OutputsPlaced(file.Path, f, s, opts.outputLines(file.Label), func(i int, o *suite.Output, at suite.LinePlace) error {
+		j.add(i, o, at)
 		return nil
 	})
 	if err != nil {
+		f.Close()
 		return nil, load.OutputProblems(err, file, s)
 	}
 	snap := j.finish(file.Label)
+	if j.compact {
+		// Kept open for the pages that read outputs again (Snapshot.Whole)
+		// until Release.Close.
+		snap.outputs = &outputsFile{path: file.Path, f: f}
+	} else if err := f.Close(); err != nil {
+		return nil, err
+	}
 	snap.Result.Inputs.OutputsSHA256 = sha
 	snap.Result.Meta = file.Meta
 	return snap, nil
@@ -410,6 +428,8 @@ type judging struct {
 	seen  []bool
 	tally decide.Tally
 	keep  bool
+	// compact keeps outputs as their text (Options.CompactOutputs).
+	compact bool
 	// outputs are kept by case position, nil unless kept.
 	outputs []*suite.Output
 	// With trials, trials[t][i] is the verdict of trial t+1 of case i
@@ -443,16 +463,27 @@ func (j *judging) grow(k int) {
 	}
 }
 
-// add judges the output for the case at position i.
-func (j *judging) add(i int, out *suite.Output) {
+// add judges the output for the case at position i. at is the place of
+// its line, which is kept in its stead when outputs are kept compact; none
+// (the zero place) for an output judged again, which is kept as it was
+// and must be whole.
+func (j *judging) add(i int, out *suite.Output, at suite.LinePlace) {
 	c := j.s.Cases[i]
+	if out.Compact() {
+		// Snapshots kept compact are rendered once, never judged again.
+		panic("evaluator: a compact output judged again")
+	}
+	kept := out
+	if j.compact && at.Size > 0 {
+		kept = compactOutput(c, out, at)
+	}
 	fs := judge.Case(c, out, j.s.Policy)
 	j.tally.AddOutput(out.LatencyMS, out.CostUSD)
 	if out.Trial == 0 {
 		j.seen[i] = true
 		j.cases[i] = verdict(c, fs)
 		if j.keep {
-			j.outputs[i] = out
+			j.outputs[i] = kept
 		}
 		return
 	}
@@ -463,9 +494,9 @@ func (j *judging) add(i int, out *suite.Output) {
 	}
 	j.trials[t][i] = trialVerdict{seen: true, failures: fs}
 	if j.keep {
-		j.trialOutputs[t][i] = out
+		j.trialOutputs[t][i] = kept
 		if t == 0 {
-			j.outputs[i] = out
+			j.outputs[i] = kept
 		}
 	}
 }

@@ -12,8 +12,9 @@ import (
 // nothing but its case, its output and the policy. A snapshot with trials
 // is judged again whole, as a case's verdict gathers its trials'. The
 // snapshot is then tallied and decided under s's thresholds. old must
-// have been evaluated with Options.KeepOutputs. The result is what
-// evaluating old's outputs file against s gives.
+// have been evaluated with Options.KeepOutputs, and without
+// CompactOutputs. The result is what evaluating old's outputs file
+// against s gives.
 func Rejudge(s *suite.Suite, old *Snapshot, redo []int) *Snapshot {
 	snap, _ := Rearrange(s, old, nil, redo)
 	return snap
@@ -51,7 +52,7 @@ func Rearrange(s *suite.Suite, old *Snapshot, was []int, redo []int) (snap *Snap
 		for _, outputs := range old.TrialOutputs {
 			for i := range s.Cases {
 				if k := at(i); k >= 0 && outputs[k] != nil {
-					j.add(i, outputs[k])
+					j.add(i, outputs[k], suite.LinePlace{})
 				}
 			}
 		}
@@ -66,7 +67,7 @@ func Rearrange(s *suite.Suite, old *Snapshot, was []int, redo []int) (snap *Snap
 			case k < 0 || old.Outputs[k] == nil:
 				// finish judges a missing output.
 			case again[i]:
-				j.add(i, old.Outputs[k])
+				j.add(i, old.Outputs[k], suite.LinePlace{})
 			default:
 				j.keepVerdict(i, old.Outputs[k], old.Result.Cases[k])
 			}

@@ -83,7 +83,11 @@ func hugoSite(in *pages.Input, data, dir string) error {
 			"measures": measures, "gates": gates,
 		}, "")
 		for i := range rel.Suite.Cases {
-			files["content/snapshots/"+s.Label()+"/"+rel.Suite.Cases[i].ID+".md"] = hugoDrilldown(v.DrilldownPage(s, i), i, pages.FailureCodes(s.Result.Cases[i].Failures))
+			p, err := v.DrilldownPage(s, i)
+			if err != nil {
+				return err
+			}
+			files["content/snapshots/"+s.Label()+"/"+rel.Suite.Cases[i].ID+".md"] = hugoDrilldown(p, i, pages.FailureCodes(s.Result.Cases[i].Failures))
 		}
 	}
 	for i := range rel.Suite.Cases {

@@ -123,7 +123,10 @@ func BenchmarkRenderDrilldown(b *testing.B) {
 	var w bytes.Buffer
 	for b.Loop() {
 		w.Reset()
-		p := v.DrilldownPage(s, 6)
+		p, err := v.DrilldownPage(s, 6)
+		if err != nil {
+			b.Fatal(err)
+		}
 		if err := r.Frame(v, "drilldown", p.Frame()); err != nil {
 			b.Fatal(err)
 		}
@@ -226,7 +229,11 @@ func BenchmarkRenderResultGroup(b *testing.B) {
 	var w bytes.Buffer
 	for b.Loop() {
 		w.Reset()
-		if err := r.Execute(&w, "results", v.ResultGroupPage(s, 1)); err != nil {
+		p, err := v.ResultGroupPage(s, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.Execute(&w, "results", p); err != nil {
 			b.Fatal(err)
 		}
 	}

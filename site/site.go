@@ -62,7 +62,8 @@ type BuildOptions struct {
 
 // Build evaluates the data folder and writes the whole site to out
 // atomically: a failed build leaves out as it was. A missing HANDOFF.md
-// is no error: the site then has no handoff page and links to none.
+// is no error: the site then has no handoff page and links to none. The
+// release returned is closed (evaluator.Release.Close).
 func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	if err := CheckOut(data, out); err != nil {
 		return nil, err
@@ -83,6 +84,9 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The release returned has been rendered: its outputs are not read
+	// whole again.
+	defer in.Release.Close()
 	in.GroupAbove = opts.GroupAbove
 	v, err := render.NewView(in)
 	if err != nil {
@@ -133,12 +137,15 @@ const fileWriters = 4
 // Load is the pipeline of every command that shows or packs a release
 // (build, bundle, verify, serve): it runs load → judge → decide over the
 // data folder (evaluator.EvaluateDir) with every output kept for the
-// pages, and reads its HANDOFF.md, which may be missing.
+// pages, and reads its HANDOFF.md, which may be missing. Outputs are kept
+// compact, their files open until the caller closes the release
+// (evaluator.Options.CompactOutputs): the site is rendered once.
+// LoadRemembering, for a server that judges them again, keeps them whole.
 func Load(data string) (*Input, error) { return LoadGates(data, nil) }
 
 // LoadGates is Load deciding by gates (nil is decide.DefaultGates).
 func LoadGates(data string, gates decide.Gates) (*Input, error) {
-	return loadKept(data, evaluator.Options{Gates: gates})
+	return loadKept(data, evaluator.Options{Gates: gates, CompactOutputs: true})
 }
 
 // LoadRemembering is Load parsing only the case and output lines that

@@ -35,11 +35,13 @@ func FuzzOutputs(f *testing.F) {
 	f.Add(`{"case_id":"ER-001","tool_calls":[],"citations":[],"latency_ms":1,"cost_usd":null}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		var outs []*suite.Output
-		_, err := Outputs("out.jsonl", strings.NewReader(in), s, func(i int, o *suite.Output) error {
+		var places []suite.LinePlace
+		_, err := OutputsPlaced("out.jsonl", strings.NewReader(in), s, nil, func(i int, o *suite.Output, at suite.LinePlace) error {
 			if j, ok := s.CaseIndex(o.CaseID); !ok || i != j {
 				t.Fatalf("%s given as case %d, not %d", o.CaseID, i, j)
 			}
 			outs = append(outs, o)
+			places = append(places, at)
 			return nil
 		})
 		if err != nil {
@@ -48,6 +50,17 @@ func FuzzOutputs(f *testing.F) {
 				t.Fatalf("unlocated error: %v", err)
 			}
 			return
+		}
+		// Each output read again from its place is the output read.
+		p := NewOutputParser()
+		for k, o := range outs {
+			again, err := p.ReadAt(strings.NewReader(in), "out.jsonl", &suite.Output{Line: o.Line, Place: places[k]})
+			if err != nil {
+				t.Fatalf("line %d read again from %+v: %v", o.Line, places[k], err)
+			}
+			if !again.Equal(o) {
+				t.Fatalf("line %d read again as %+v, read first as %+v", o.Line, again, o)
+			}
 		}
 		for _, o := range outs {
 			line := lineOf(in, o.Line)

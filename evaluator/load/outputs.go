@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"slices"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
@@ -28,6 +30,14 @@ func Outputs(file string, r io.Reader, s *suite.Suite, yield func(i int, o *suit
 // remember from the reading before, and remembering this reading's for
 // the next when it succeeds; a nil lines remembers nothing.
 func OutputsRemembered(file string, r io.Reader, s *suite.Suite, lines *OutputLines, yield func(i int, o *suite.Output) error) (sha string, err error) {
+	return OutputsPlaced(file, r, s, lines, func(i int, o *suite.Output, _ suite.LinePlace) error { return yield(i, o) })
+}
+
+// OutputsPlaced is OutputsRemembered handing yield each output's place in
+// the file too, for a caller that keeps the place instead of the output
+// (suite.Output.Place), to read it again with an OutputParser. r must
+// be read from the file's start.
+func OutputsPlaced(file string, r io.Reader, s *suite.Suite, lines *OutputLines, yield func(i int, o *suite.Output, at suite.LinePlace) error) (sha string, err error) {
 	reading := lines.begin(s.Decisions)
 	h := sha256.New()
 	lr := newLineReader(file, io.TeeReader(r, h))
@@ -83,12 +93,54 @@ func OutputsRemembered(file string, r io.Reader, s *suite.Suite, lines *OutputLi
 			return "", &suite.InputError{File: file, Line: line, Field: "case_id", Msg: fmt.Sprintf("duplicate case_id %q (first at line %d)", out.CaseID, at)}
 		}
 		firstLine[t][i], next = line, i+1
-		if err := yield(i, out); err != nil {
+		at := suite.LinePlace{Offset: lr.start, Size: int32(lr.off - lr.start), Sum: crc32.Checksum(text, castagnoli)}
+		if err := yield(i, out, at); err != nil {
 			return "", err
 		}
 	}
 	reading.commit(s.Decisions)
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// OutputParser reads outputs kept as the place of their line
+// (suite.Output.Place) again whole, calls and citations included. One
+// parser serves one goroutine at a time.
+type OutputParser struct {
+	d   *jsonDecoder
+	buf []byte
+}
+
+// NewOutputParser returns a parser for outputs kept as their place.
+func NewOutputParser() *OutputParser { return &OutputParser{d: newJSONDecoder()} }
+
+// ReadAt returns o itself unless it is compact, and otherwise the output
+// its line holds, read from r, the snapshot file named file that o was
+// read from. The line must be the one read first, by its CRC: a file
+// changed since gives an error naming it. The line was accepted when it
+// was read, so it parses; it is parsed under any decision, since those a
+// suite allows only refuse lines and change nothing in what is read.
+func (p *OutputParser) ReadAt(r io.ReaderAt, file string, o *suite.Output) (*suite.Output, error) {
+	if o == nil || !o.Compact() {
+		return o, nil
+	}
+	at := o.Place
+	p.buf = slices.Grow(p.buf[:0], int(at.Size))[:at.Size]
+	if n, err := r.ReadAt(p.buf, at.Offset); n < len(p.buf) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("%s: line %d: %w: the file changed since it was judged; run the command again", file, o.Line, err)
+	}
+	text := clean(p.buf, o.Line)
+	if text == nil || crc32.Checksum(text, castagnoli) != at.Sum {
+		return nil, fmt.Errorf("%s: line %d changed since it was judged; run the command again", file, o.Line)
+	}
+	whole, err := parseOutput(p.d, file, o.Line, text, nil)
+	if err != nil {
+		return nil, err
+	}
+	whole.Line = o.Line
+	return whole, nil
 }
 
 // parseOutput reads one output line and names its first problem. Fields

@@ -16,7 +16,7 @@ func (o *Output) Equal(p *Output) bool {
 	return o.CaseID == p.CaseID && o.Decision == p.Decision && o.Trial == p.Trial && o.Line == p.Line &&
 		sameNumber(o.LatencyMS, p.LatencyMS) && sameNumber(o.CostUSD, p.CostUSD) &&
 		sameList(o.Citations, p.Citations) && slices.EqualFunc(o.ToolCalls, p.ToolCalls, ToolCall.equal) &&
-		(o.ToolCalls == nil) == (p.ToolCalls == nil)
+		(o.ToolCalls == nil) == (p.ToolCalls == nil) && o.Place == p.Place
 }
 
 func (c ToolCall) equal(d ToolCall) bool {

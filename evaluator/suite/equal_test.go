@@ -10,7 +10,7 @@ import (
 // added to it too.
 func TestEqualKnowsEveryField(t *testing.T) {
 	for typ, fields := range map[reflect.Type]int{
-		reflect.TypeFor[Output]():       8,
+		reflect.TypeFor[Output]():       9,
 		reflect.TypeFor[ToolCall]():     4,
 		reflect.TypeFor[Member]():       2,
 		reflect.TypeFor[Case]():         6,
@@ -34,6 +34,7 @@ func randomOutput(r *rand.Rand) *Output {
 	numbers := []*Number{nil, {lit: "1"}, {lit: "1.0"}}
 	o.LatencyMS, o.CostUSD = numbers[pick(3)], numbers[pick(3)]
 	o.Citations = [][]string{nil, {}, {"R1"}, {"R1", "R2"}}[pick(4)]
+	o.Place = []LinePlace{{}, {}, {Offset: 1, Size: 9, Sum: 7}, {Offset: 1, Size: 9, Sum: 8}}[pick(4)]
 	if pick(3) > 0 {
 		o.ToolCalls = []ToolCall{}
 		for range pick(3) {

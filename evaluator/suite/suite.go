@@ -142,7 +142,26 @@ type Output struct {
 	Trial int `json:"trial,omitempty"`
 	// Line is the output's line in its snapshot file, for messages.
 	Line int `json:"-"`
+	// Place, when set, is where the output's line lies in its snapshot
+	// file, kept instead of its calls and citations, which are then nil:
+	// an output kept only for the pages that show it then holds a few
+	// fields and no tree (docs/design.md, "Scale"). The evaluated
+	// snapshot reads it again whole from there (evaluator.Snapshot.Whole).
+	Place LinePlace `json:"-"`
 }
+
+// LinePlace is where a line lies in its file: from Offset, Size bytes
+// with its line end, and the CRC-32C of the line as parsed, which shows
+// whether the bytes read again are the ones read first.
+type LinePlace struct {
+	Offset int64
+	Size   int32
+	Sum    uint32
+}
+
+// Compact reports whether the output holds the place of its line instead
+// of its calls and citations (see Place).
+func (o *Output) Compact() bool { return o.Place.Size > 0 }
 
 // Suite is everything a snapshot is judged against.
 type Suite struct {

@@ -97,6 +97,7 @@ func Create(opts Options) (*Created, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer in.Release.Close()
 	rel := in.Release
 	dir := stageParent(opts)
 	stage, err := publish.NewStage(dir, stagePrefix)
@@ -153,16 +154,23 @@ func evaluateInputs(ctx context.Context, data string, inputs []input, limits Lim
 	if err != nil {
 		return nil, err
 	}
-	if err := sameInputs(data, inputs, in); err != nil {
-		return nil, err
-	}
-	if err := checkFolding(data, in.Release); err != nil {
-		return nil, err
-	}
-	if err := checkPlan(data, in, inputs, limits); err != nil {
+	if err := checkInputs(data, in, inputs, limits); err != nil {
+		in.Release.Close()
 		return nil, err
 	}
 	return in, nil
+}
+
+// checkInputs refuses a release that is not of the bundled inputs, or
+// that the bundle could not hold.
+func checkInputs(data string, in *site.Input, inputs []input, limits Limits) error {
+	if err := sameInputs(data, inputs, in); err != nil {
+		return err
+	}
+	if err := checkFolding(data, in.Release); err != nil {
+		return err
+	}
+	return checkPlan(data, in, inputs, limits)
 }
 
 // stageParent is the folder the archive is staged in: the one it is

@@ -11,7 +11,7 @@ import (
 // loadSite is site.Load that returns as soon as ctx is done: evaluating a
 // large suite takes seconds, and an interrupted command should not wait
 // for it before removing what it staged. The evaluation left running
-// only reads, and its result is dropped when it ends.
+// only reads, and its result is closed and dropped when it ends.
 func loadSite(ctx context.Context, dir string) (*site.Input, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -29,6 +29,11 @@ func loadSite(ctx context.Context, dir string) (*site.Input, error) {
 	case l := <-done:
 		return l.in, l.err
 	case <-ctx.Done():
+		go func() { // the files the dropped release holds open
+			if l := <-done; l.in != nil {
+				l.in.Release.Close()
+			}
+		}()
 		return nil, ctx.Err()
 	}
 }

@@ -208,6 +208,7 @@ func (v *verifier) rebuild(ctx context.Context) error {
 	if !ok {
 		return err
 	}
+	defer in.Release.Close()
 	rel := in.Release
 	if version, _, ok := parseRootName(v.x.Root); ok && version != versionName(rel) {
 		v.problem(InputsDir+"/"+"POLICY.md", Differs, "policy version is %s, but the top folder is named after %s", versionName(rel), version)

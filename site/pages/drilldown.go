@@ -141,17 +141,22 @@ func citationRow(id string, p *suite.Policy, policy string) CitationRow {
 }
 
 // DrilldownPage is the page of one result of its own.
-func (v *Model) DrilldownPage(s *evaluator.Snapshot, i int) *DrilldownPage {
+func (v *Model) DrilldownPage(s *evaluator.Snapshot, i int) (*DrilldownPage, error) {
 	c := v.In.Release.Suite.Cases[i]
 	path := DrilldownPath(s.Label(), v.Paths.Stem(i))
-	p := v.resultDetail(s, i, path)
+	p, err := v.resultDetail(s, i, path)
+	if err != nil {
+		return nil, err
+	}
 	p.Layout = v.Info.layout(path, c.ID+" in "+s.Label())
-	return p
+	return p, nil
 }
 
 // resultDetail is the full drilldown of case i in s as the page at path
-// shows it, on a page of its own or among the results of a group.
-func (v *Model) resultDetail(s *evaluator.Snapshot, i int, path string) *DrilldownPage {
+// shows it, on a page of its own or among the results of a group. Its
+// output is read again whole when it was kept compact
+// (evaluator.Snapshot.Whole), which fails if its file has changed since.
+func (v *Model) resultDetail(s *evaluator.Snapshot, i int, path string) (*DrilldownPage, error) {
 	c := v.In.Release.Suite.Cases[i]
 	res := s.Result.Cases[i]
 	label := s.Label()
@@ -169,7 +174,11 @@ func (v *Model) resultDetail(s *evaluator.Snapshot, i int, path string) *Drilldo
 		Input:        prettyInput(c.Input),
 	}
 	p.Prev, p.Next, p.NextFailing = v.caseNeighbours(s, i, root)
-	if out := s.Outputs[i]; out != nil {
+	out, err := s.Whole(s.Outputs[i])
+	if err != nil {
+		return nil, err
+	}
+	if out != nil {
 		p.Raw = rawOutput(out)
 		p.RawSource = fmt.Sprintf("line %d of outputs/%s.jsonl", out.Line, label)
 	}
@@ -185,12 +194,15 @@ func (v *Model) resultDetail(s *evaluator.Snapshot, i int, path string) *Drilldo
 			p.Elsewhere = append(p.Elsewhere, NavLink{Href: root + v.Paths.Result(labels[k+1], i), Text: labels[k+1] + " (next)"})
 		}
 	}
-	p.OutputView = v.outputView(c, s.Outputs[i], res.Failures, root)
+	p.OutputView = v.outputView(c, out, res.Failures, root)
 	if prefix != "" {
 		// Among other results: headings one level down, ids of its own.
 		p.OutputView.IDPrefix, p.OutputView.Nested = prefix, true
 	}
-	if p.Trials = v.trialSections(s, i, root); p.Trials != nil {
+	if p.Trials, err = v.trialSections(s, i, root); err != nil {
+		return nil, err
+	}
+	if p.Trials != nil {
 		for t := range p.Trials {
 			p.Trials[t].ID = prefix + p.Trials[t].ID
 			p.Trials[t].IDPrefix = prefix + p.Trials[t].IDPrefix
@@ -205,7 +217,7 @@ func (v *Model) resultDetail(s *evaluator.Snapshot, i int, path string) *Drilldo
 			p.CriticalNote += "."
 		}
 	}
-	return p
+	return p, nil
 }
 
 // outputView judges out against c for the page; failures are the ones

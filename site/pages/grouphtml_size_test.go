@@ -33,7 +33,10 @@ func TestGroupHTMLSize(t *testing.T) {
 		n := len(in.Release.Suite.Cases)
 		for _, s := range in.Release.Snapshots {
 			for g := range m.Paths.ResultGroups(n) {
-				p := m.ResultGroupPage(s, g)
+				p, err := m.ResultGroupPage(s, g)
+				if err != nil {
+					t.Fatal(err)
+				}
 				check(dir, pages.ResultGroupPath(s.Label(), g), p.SplicedSize(), spliced(p))
 			}
 		}

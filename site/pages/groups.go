@@ -78,7 +78,7 @@ func (v *Model) groupRange(g, per int) (first, last int) {
 }
 
 // ResultGroupPage builds the g-th grouped page of snapshot s's results.
-func (v *Model) ResultGroupPage(s *evaluator.Snapshot, g int) *ResultGroupPage {
+func (v *Model) ResultGroupPage(s *evaluator.Snapshot, g int) (*ResultGroupPage, error) {
 	cases := v.In.Release.Suite.Cases
 	label := s.Label()
 	path := ResultGroupPath(label, g)
@@ -96,7 +96,11 @@ func (v *Model) ResultGroupPage(s *evaluator.Snapshot, g int) *ResultGroupPage {
 	for i := first; i <= last; i++ {
 		res := &s.Result.Cases[i]
 		if !res.Passed || res.Flaky() {
-			p.Parts = append(p.Parts, ResultPart{Full: v.resultDetail(s, i, path)})
+			full, err := v.resultDetail(s, i, path)
+			if err != nil {
+				return nil, err
+			}
+			p.Parts = append(p.Parts, ResultPart{Full: full})
 		} else {
 			if len(p.Parts) == 0 || p.Parts[len(p.Parts)-1].Full != nil {
 				p.Parts = append(p.Parts, ResultPart{})
@@ -109,7 +113,7 @@ func (v *Model) ResultGroupPage(s *evaluator.Snapshot, g int) *ResultGroupPage {
 		}
 	}
 	p.Counts = fmt.Sprintf("%d passed, %d failed", passed, last-first+1-passed)
-	return p
+	return p, nil
 }
 
 // passingRow is case i of s in brief, for the page whose way to the site

@@ -94,10 +94,10 @@ type TrialSection struct {
 }
 
 // trialSections builds a drilldown's section per trial of case i.
-func (v *Model) trialSections(s *evaluator.Snapshot, i int, root string) []TrialSection {
+func (v *Model) trialSections(s *evaluator.Snapshot, i int, root string) ([]TrialSection, error) {
 	k := s.Trials()
 	if k == 0 || s.TrialOutputs == nil {
-		return nil
+		return nil, nil
 	}
 	c := v.In.Release.Suite.Cases[i]
 	res := &s.Result.Cases[i]
@@ -105,14 +105,17 @@ func (v *Model) trialSections(s *evaluator.Snapshot, i int, root string) []Trial
 	for t := 1; t <= k; t++ {
 		var o *suite.Output
 		if t-1 < len(s.TrialOutputs) {
-			o = s.TrialOutputs[t-1][i]
+			var err error
+			if o, err = s.Whole(s.TrialOutputs[t-1][i]); err != nil {
+				return nil, err
+			}
 		}
 		fs := trialFailures(res.Failures, t)
 		ov := v.outputView(c, o, fs, root)
 		ov.IDPrefix, ov.Nested = TrialID(t)+"-", true
 		out[t-1] = TrialSection{Trial: t, ID: TrialID(t), Verdict: verdictBadge(len(fs) == 0), OutputView: ov}
 	}
-	return out
+	return out, nil
 }
 
 // TrialSummary words a snapshot's trials: k, the share of trials that

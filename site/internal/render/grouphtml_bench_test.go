@@ -53,7 +53,11 @@ func BenchmarkFastPathGroupedPages(b *testing.B) {
 	n := len(rel.Suite.Cases)
 	for _, s := range rel.Snapshots {
 		for g := range v.Paths.ResultGroups(n) {
-			all = append(all, page{"results", v.ResultGroupPage(s, g)})
+			p, err := v.ResultGroupPage(s, g)
+			if err != nil {
+				b.Fatal(err)
+			}
+			all = append(all, page{"results", p})
 		}
 	}
 	for g := range v.Paths.HistoryGroups(n) {

@@ -122,7 +122,10 @@ func TestGroupHTMLMatchesTemplates(t *testing.T) {
 		n := len(rel.Suite.Cases)
 		for _, s := range rel.Snapshots {
 			for k := range v.Paths.ResultGroups(n) {
-				p := v.ResultGroupPage(s, k)
+				p, err := v.ResultGroupPage(s, k)
+				if err != nil {
+					t.Fatal(err)
+				}
 				tally(seen, p)
 				if err := g.same("results", p); err != nil {
 					t.Fatalf("%s: %s page %d: %v", dir, s.Label(), k+1, err)

@@ -125,12 +125,12 @@ func (r *Renderer) drilldownJob(v *View, s *evaluator.Snapshot, i int) Job {
 		return r.resultGroupJob(v, s, i/v.Paths.PerPage)
 	}
 	return pageJob(r, v, pages.DrilldownPath(s.Label(), v.Paths.Stem(i)), "drilldown",
-		func() (*pages.DrilldownPage, error) { return v.DrilldownPage(s, i), nil })
+		func() (*pages.DrilldownPage, error) { return v.DrilldownPage(s, i) })
 }
 
 func (r *Renderer) resultGroupJob(v *View, s *evaluator.Snapshot, g int) Job {
 	return pageJob(r, v, pages.ResultGroupPath(s.Label(), g), "results",
-		func() (*pages.ResultGroupPage, error) { return v.ResultGroupPage(s, g), nil })
+		func() (*pages.ResultGroupPage, error) { return v.ResultGroupPage(s, g) })
 }
 
 func (r *Renderer) historyGroupJob(v *View, g int) Job {
