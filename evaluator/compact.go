@@ -2,15 +2,17 @@ package evaluator
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/releasegate/releasegate/evaluator/load"
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
 // compactOutput is out kept as the place of its line and the fields
-// every page reads (Options.CompactOutputs). Its id is its case's, the
+// every page reads (Options.Compact). Its id is its case's, the
 // same string.
 func compactOutput(c *suite.Case, out *suite.Output, at suite.LinePlace) *suite.Output {
 	return &suite.Output{CaseID: c.ID, Decision: out.Decision, LatencyMS: out.LatencyMS, CostUSD: out.CostUSD,
@@ -25,10 +27,13 @@ type outputsFile struct {
 	path    string
 	f       *os.File
 	parsers sync.Pool // of *load.OutputParser, one per goroutine at a time
+	// closed is set by Release.Close: a parser may still hold lines read
+	// before, which are not to be given out after it.
+	closed atomic.Bool
 }
 
 // Whole returns o itself unless it was kept compact
-// (Options.CompactOutputs), and otherwise the output read again from the
+// (Options.Compact), and otherwise the output read again from the
 // snapshot's file, calls and citations included. Pages that show an
 // output whole call it, on any goroutine. It fails when the file has
 // changed since it was judged, or the release was closed.
@@ -37,8 +42,8 @@ func (s *Snapshot) Whole(o *suite.Output) (*suite.Output, error) {
 		return o, nil
 	}
 	src := s.outputs
-	if src == nil {
-		return nil, errors.New("evaluator: a compact output of a snapshot that keeps no file")
+	if src == nil || src.closed.Load() {
+		return nil, fmt.Errorf("%s: line %d: the release was closed, and its outputs can no longer be read", s.Label(), o.Line)
 	}
 	p, _ := src.parsers.Get().(*load.OutputParser)
 	if p == nil {
@@ -48,15 +53,18 @@ func (s *Snapshot) Whole(o *suite.Output) (*suite.Output, error) {
 	return p.ReadAt(src.f, src.path, o)
 }
 
-// Close closes the outputs files that snapshots kept compact hold open
-// (Options.CompactOutputs); their outputs can no longer be read whole.
-// Without compact snapshots it does nothing.
+// Close closes the files a release evaluated with Options.Compact holds
+// open: its outputs and its cases' inputs can no longer be read again.
+// Otherwise it does nothing.
 func (rel *Release) Close() error {
 	var errs []error
 	for _, s := range rel.Snapshots {
-		if s != nil && s.outputs != nil {
+		if s != nil && s.outputs != nil && !s.outputs.closed.Swap(true) {
 			errs = append(errs, s.outputs.f.Close())
 		}
+	}
+	if rel.Suite != nil && rel.Suite.Inputs != nil {
+		errs = append(errs, rel.Suite.Inputs.Close())
 	}
 	return errors.Join(errs...)
 }

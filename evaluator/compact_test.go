@@ -11,11 +11,11 @@ import (
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
 
-// TestCompactOutputsReadWhole: a release evaluated with its outputs kept
-// compact has the results of one that keeps them whole, and each output
+// TestCompactOutputsReadWhole: a release evaluated compact has the
+// results of one that keeps its outputs and inputs whole, each output
 // read again whole (Snapshot.Whole) is the output kept whole, field for
-// field, whatever the line ends, blank lines and byte-order mark of its
-// file.
+// field, and each case's input read again (Suite.Input) the input kept,
+// whatever the line ends, blank lines and byte-order mark of the files.
 func TestCompactOutputsReadWhole(t *testing.T) {
 	untidy := func(b []byte) []byte {
 		b = bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n\n  \t\n"))
@@ -31,7 +31,10 @@ func TestCompactOutputsReadWhole(t *testing.T) {
 		{"noise", func(*testing.T) string { return "../examples/noise" }},
 		{"generated", func(t *testing.T) string { return generated(t, 700, nil) }},
 		{"generated, CRLF, blank lines and a byte-order mark", func(t *testing.T) string {
-			return generated(t, 300, func(dir string) { editFile(t, dir, "outputs/candidate-v2.jsonl", untidy) })
+			return generated(t, 300, func(dir string) {
+				editFile(t, dir, "outputs/candidate-v2.jsonl", untidy)
+				editFile(t, dir, "cases.jsonl", untidy)
+			})
 		}},
 		{"trials, case by case", func(t *testing.T) string { return generatedTrials(t, 200, 3, true, nil) }},
 		{"trials, trial after trial, untidy", func(t *testing.T) string {
@@ -44,11 +47,23 @@ func TestCompactOutputsReadWhole(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			compact, err := EvaluateDir(dir, Options{KeepOutputs: true, KeepInputs: true, CompactOutputs: true})
+			compact, err := EvaluateDir(dir, Options{KeepOutputs: true, KeepInputs: true, Compact: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer compact.Close()
+			for i, c := range compact.Suite.Cases {
+				if c.Input != nil || c.InputPlace.Size == 0 {
+					t.Fatalf("case %s keeps its input", c.ID)
+				}
+				input, err := compact.Suite.Input(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := whole.Suite.Cases[i].Input; !bytes.Equal(input, want) || want == nil {
+					t.Fatalf("case %s: input read again as %q, kept as %q", c.ID, input, want)
+				}
+			}
 			if len(whole.Snapshots) != len(compact.Snapshots) {
 				t.Fatalf("%d snapshots compact, %d whole", len(compact.Snapshots), len(whole.Snapshots))
 			}
@@ -108,6 +123,9 @@ func TestCompactOutputsReadWhole(t *testing.T) {
 			if _, err := compact.Snapshots[0].Whole(firstOutput(compact.Snapshots[0])); err == nil {
 				t.Fatal("an output was read from a closed release")
 			}
+			if _, err := compact.Suite.Input(compact.Suite.Cases[0]); err == nil {
+				t.Fatal("an input was read from a closed release")
+			}
 		})
 	}
 }
@@ -135,7 +153,7 @@ func TestCompactOutputsFileChanged(t *testing.T) {
 	}
 	evaluate := func() (*Release, *Snapshot) {
 		t.Helper()
-		rel, err := EvaluateDir(dir, Options{KeepOutputs: true, CompactOutputs: true})
+		rel, err := EvaluateDir(dir, Options{KeepOutputs: true, Compact: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,10 +218,29 @@ func TestCompactOutputsFileChanged(t *testing.T) {
 			if err == nil {
 				t.Fatalf("read %+v from a line that changed", o)
 			}
-			if msg := err.Error(); !strings.Contains(msg, "candidate-v2.jsonl: line 4") || !strings.Contains(msg, "changed since it was judged") {
+			if msg := err.Error(); !strings.Contains(msg, "candidate-v2.jsonl: line 4") || !strings.Contains(msg, "changed since it was read") {
 				t.Fatalf("error %q does not name the file, the line and what happened", msg)
 			}
 		})
+	}
+}
+
+// TestCompactInputsFileChanged: a case's input read again from a cases
+// file written over since is an error naming the file and the line.
+func TestCompactInputsFileChanged(t *testing.T) {
+	dir := generated(t, 20, nil)
+	rel, err := EvaluateDir(dir, Options{KeepOutputs: true, KeepInputs: true, Compact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rel.Close()
+	editFile(t, dir, "cases.jsonl", func(b []byte) []byte { return bytes.Replace(b, []byte("GEN-000002"), []byte("GEN-000009"), 1) })
+	if _, err := rel.Suite.Input(rel.Suite.Cases[0]); err != nil {
+		t.Fatalf("a line before the change: %v", err)
+	}
+	_, err = rel.Suite.Input(rel.Suite.Cases[1])
+	if err == nil || !strings.Contains(err.Error(), "cases.jsonl: line 2 changed since it was read") {
+		t.Fatalf("reading the input of a changed line: %v", err)
 	}
 }
 
@@ -211,7 +248,7 @@ func TestCompactOutputsFileChanged(t *testing.T) {
 // and a snapshot kept compact is refused rather than judged without its
 // calls.
 func TestRejudgeRefusesCompactOutputs(t *testing.T) {
-	rel, err := EvaluateDir(sampleDir, Options{KeepOutputs: true, CompactOutputs: true})
+	rel, err := EvaluateDir(sampleDir, Options{KeepOutputs: true, Compact: true})
 	if err != nil {
 		t.Fatal(err)
 	}

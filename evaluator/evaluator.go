@@ -299,13 +299,16 @@ type Options struct {
 	// KeepOutputs keeps every output for pages that show them; without it
 	// memory stays proportional to the suite, not to the snapshots.
 	KeepOutputs bool
-	// CompactOutputs, with KeepOutputs, keeps each output as the place of
-	// its line in its file and the few fields every page reads, instead
-	// of its calls and citations (suite.Output.Place): what a command
-	// that renders a whole site once does. The file is held open, and a
-	// page that shows an output whole reads it again (Snapshot.Whole);
-	// Release.Close closes the files. Nothing judged or written changes.
-	CompactOutputs bool
+	// Compact keeps what KeepOutputs and KeepInputs keep as the place of
+	// each line in its file: an output keeps the few fields every page
+	// reads instead of its calls and citations (suite.Output.Place), a
+	// case the place of its line instead of its input
+	// (suite.Case.InputPlace). It is what a command that renders a whole
+	// site once does: the files are held open, a page that shows an
+	// output whole or an input reads it again (Snapshot.Whole,
+	// suite.Suite.Input), and Release.Close closes them. Nothing judged
+	// or written changes. A suite read with CaseLines keeps its inputs.
+	Compact bool
 	// KeepInputs keeps each case's input for pages that show it.
 	KeepInputs bool
 	// Gates are the gates gate.json is read for and each snapshot is
@@ -345,7 +348,7 @@ func (opts Options) gates() decide.Gates {
 // that labels no snapshot is refused first.
 func EvaluateDir(dir string, opts Options) (*Release, error) {
 	opts.Gates = opts.gates()
-	s, err := load.Suite(dir, load.Options{KeepInputs: opts.KeepInputs, Gates: opts.Gates, CaseLines: opts.CaseLines})
+	s, err := load.Suite(dir, load.Options{KeepInputs: opts.KeepInputs, CompactInputs: opts.Compact, Gates: opts.Gates, CaseLines: opts.CaseLines})
 	if err != nil {
 		return nil, err
 	}
@@ -398,7 +401,7 @@ func evaluateFile(s *suite.Suite, file load.SnapshotFile, opts Options) (*Snapsh
 		return nil, err
 	}
 	j := newJudging(opts.gates(), s, opts.KeepOutputs)
-	j.compact = opts.KeepOutputs && opts.CompactOutputs
+	j.compact = opts.KeepOutputs && opts.Compact
 	sha, err := load.OutputsPlaced(file.Path, f, s, opts.outputLines(file.Label), func(i int, o *suite.Output, at suite.LinePlace) error {
 		j.add(i, o, at)
 		return nil
@@ -428,7 +431,7 @@ type judging struct {
 	seen  []bool
 	tally decide.Tally
 	keep  bool
-	// compact keeps outputs as their text (Options.CompactOutputs).
+	// compact keeps outputs as the places of their lines (Options.Compact).
 	compact bool
 	// outputs are kept by case position, nil unless kept.
 	outputs []*suite.Output

@@ -13,7 +13,7 @@ import (
 // is judged again whole, as a case's verdict gathers its trials'. The
 // snapshot is then tallied and decided under s's thresholds. old must
 // have been evaluated with Options.KeepOutputs, and without
-// CompactOutputs. The result is what evaluating old's outputs file
+// Compact. The result is what evaluating old's outputs file
 // against s gives.
 func Rejudge(s *suite.Suite, old *Snapshot, redo []int) *Snapshot {
 	snap, _ := Rearrange(s, old, nil, redo)

@@ -25,10 +25,11 @@ func renderFiles(t *testing.T, in *Input) map[string][]byte {
 	return files
 }
 
-// TestCompactOutputsRenderTheSameSite: the site rendered from outputs
-// kept compact (what build, bundle and verify load) is the site rendered
-// from outputs kept whole (what the live server loads), byte for byte,
-// drilldowns and trial sections included, on single pages and grouped.
+// TestCompactOutputsRenderTheSameSite: the site rendered from outputs and
+// inputs kept as the places of their lines (what build, bundle and
+// verify load) is the site rendered from them kept whole (what the live
+// server loads), byte for byte, drilldowns and trial sections included,
+// on single pages and grouped.
 func TestCompactOutputsRenderTheSameSite(t *testing.T) {
 	trials := filepath.Join(t.TempDir(), "trials")
 	if err := gensuite.WriteTrials(sampleData, trials, 60, 3); err != nil {
@@ -51,15 +52,15 @@ func TestCompactOutputsRenderTheSameSite(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer compact.Release.Close()
-			if !compact.Release.Snapshots[0].Outputs[0].Compact() {
-				t.Fatal("Load kept the outputs whole")
+			if !compact.Release.Snapshots[0].Outputs[0].Compact() || compact.Release.Suite.Cases[0].Input != nil {
+				t.Fatal("Load kept the outputs or the inputs whole")
 			}
 			whole, err := LoadRemembering(tc.data, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if whole.Release.Snapshots[0].Outputs[0].Compact() {
-				t.Fatal("LoadRemembering kept the outputs compact")
+			if whole.Release.Snapshots[0].Outputs[0].Compact() || whole.Release.Suite.Cases[0].Input == nil {
+				t.Fatal("LoadRemembering kept the outputs or the inputs compact")
 			}
 			compact.GroupAbove, whole.GroupAbove = tc.groupAbove, tc.groupAbove
 			a, b := renderFiles(t, compact), renderFiles(t, whole)
@@ -75,34 +76,38 @@ func TestCompactOutputsRenderTheSameSite(t *testing.T) {
 	}
 }
 
-// TestBuildFailsWhenAnOutputChanges: an outputs file written over between
-// judging and rendering fails the build with the file and line named,
-// and leaves no site, rather than showing an output that was not judged.
-func TestBuildFailsWhenAnOutputChanges(t *testing.T) {
-	data := copySample(t)
-	in, err := Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Release.Close()
-	path := filepath.Join(data, "outputs", "candidate-v3.jsonl")
-	original, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = f.Write(bytes.ToUpper(original[:40]))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = Render(in, func(string, []byte) error { return nil })
-	if err == nil || !strings.Contains(err.Error(), "candidate-v3.jsonl: line 1 changed since it was judged") {
-		t.Fatalf("rendering after the outputs changed: %v", err)
+// TestBuildFailsWhenAnInputFileChanges: an outputs file or the cases
+// file written over between judging and rendering fails the rendering
+// with the file and line named, rather than showing what was not judged.
+func TestBuildFailsWhenAnInputFileChanges(t *testing.T) {
+	for _, name := range []string{"outputs/candidate-v3.jsonl", "cases.jsonl"} {
+		t.Run(name, func(t *testing.T) {
+			data := copySample(t)
+			in, err := Load(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in.Release.Close()
+			path := filepath.Join(data, filepath.FromSlash(name))
+			original, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = f.Write(bytes.ToUpper(original[:40]))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = Render(in, func(string, []byte) error { return nil })
+			if err == nil || !strings.Contains(err.Error(), filepath.Base(name)+": line 1 changed since it was read") {
+				t.Fatalf("rendering after %s changed: %v", name, err)
+			}
+		})
 	}
 }

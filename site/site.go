@@ -58,6 +58,10 @@ type BuildOptions struct {
 	// Gates are the gates the release is decided by and the pages show;
 	// nil is decide.DefaultGates.
 	Gates decide.Gates
+	// Evaluated, when set, is called once the release is evaluated and
+	// before any page is rendered: where the build command fits its
+	// memory limit to the release (FitMemoryLimit).
+	Evaluated func()
 }
 
 // Build evaluates the data folder and writes the whole site to out
@@ -87,6 +91,9 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 	// The release returned has been rendered: its outputs are not read
 	// whole again.
 	defer in.Release.Close()
+	if opts.Evaluated != nil {
+		opts.Evaluated()
+	}
 	in.GroupAbove = opts.GroupAbove
 	v, err := render.NewView(in)
 	if err != nil {
@@ -126,10 +133,23 @@ func Build(data, out string, opts BuildOptions) (*evaluator.Release, error) {
 
 // BuildMemoryLimit is the soft limit on the Go heap that the build
 // command sets when GOMEMLIMIT is not set. The garbage collector then
-// works harder near it instead of letting the heap double: a 100,000-case
-// × 3 build holds about 270 MiB of evaluated release and peaks near
-// 1.2 GiB of resident memory without a limit.
-const BuildMemoryLimit = 768 << 20
+// works harder near it instead of letting the heap double: a build of
+// 100,000 cases × 3 holds about 145 MiB of evaluated release, its live
+// heap peaks near 250 MiB while the pages are rendered, and under the
+// limit it stays under 600 MB of resident memory (docs/design.md,
+// "Scale"). A larger suite needs more: FitMemoryLimit raises the limit
+// once the release is evaluated.
+const BuildMemoryLimit = 512 << 20
+
+// FitMemoryLimit returns the soft heap limit to render a release under,
+// given live, the heap live once it was evaluated: BuildMemoryLimit, or
+// two and a half times what is live, when more, which leaves room for
+// the pages in flight and their garbage. Below that the collector would
+// run without pause: at 300,000 cases × 3 (435 MiB live), under 544 MiB
+// the build took 61 s of processor time, against 24 s without a limit.
+func FitMemoryLimit(live uint64) int64 {
+	return max(BuildMemoryLimit, int64(live*5/2))
+}
 
 // fileWriters is how many goroutines write a build's files.
 const fileWriters = 4
@@ -139,13 +159,13 @@ const fileWriters = 4
 // data folder (evaluator.EvaluateDir) with every output kept for the
 // pages, and reads its HANDOFF.md, which may be missing. Outputs are kept
 // compact, their files open until the caller closes the release
-// (evaluator.Options.CompactOutputs): the site is rendered once.
+// (evaluator.Options.Compact): the site is rendered once.
 // LoadRemembering, for a server that judges them again, keeps them whole.
 func Load(data string) (*Input, error) { return LoadGates(data, nil) }
 
 // LoadGates is Load deciding by gates (nil is decide.DefaultGates).
 func LoadGates(data string, gates decide.Gates) (*Input, error) {
-	return loadKept(data, evaluator.Options{Gates: gates, CompactOutputs: true})
+	return loadKept(data, evaluator.Options{Gates: gates, Compact: true})
 }
 
 // LoadRemembering is Load parsing only the case and output lines that

@@ -177,6 +177,9 @@ type caseParser struct {
 	decisions suite.Vocabulary
 	// keepInput keeps each case's input as written; only pages show it.
 	keepInput bool
+	// placeInputs keeps the place of each case's line instead, for the
+	// input to be read again from there (see casesRemembered).
+	placeInputs bool
 	// lines, when set, remembers each line's case, and known are the
 	// cases it remembered from the reading before (see CaseLines).
 	lines *CaseLines
@@ -188,21 +191,33 @@ type caseParser struct {
 // every expected citation must be a rule of the policy. Each case's input
 // is kept only when keepInputs is set. Lines are parsed on all cores.
 func Cases(file string, r io.Reader, schema *CaseSchema, policy *suite.Policy, keepInputs bool) ([]*suite.Case, error) {
-	return casesRemembered(file, r, schema, policy, keepInputs, nil, "")
+	return casesRemembered(file, r, newCaseParser(file, schema, policy, keepInputs), nil, "")
 }
 
-// casesRemembered is Cases taking from lines, when not nil, the cases of
-// the lines it read before with the schema of hash schemaSHA256, and
-// remembering this reading's.
-func casesRemembered(file string, r io.Reader, schema *CaseSchema, policy *suite.Policy, keepInputs bool, lines *CaseLines, schemaSHA256 string) ([]*suite.Case, error) {
-	p := &caseParser{file: file, schema: schema, policy: policy, keepInput: keepInputs, lines: lines}
+// newCaseParser parses the lines of file, keeping each case's input when
+// keepInput is set.
+func newCaseParser(file string, schema *CaseSchema, policy *suite.Policy, keepInput bool) *caseParser {
+	p := &caseParser{file: file, schema: schema, policy: policy, keepInput: keepInput}
 	if schema != nil {
 		p.decisions = schema.Decisions
 	}
+	return p
+}
+
+// casesRemembered is Cases parsing with p, taking from lines, when not
+// nil, the cases of the lines it read before with the schema of hash
+// schemaSHA256, and remembering this reading's. A parser that places
+// inputs (placeInputs) keeps the place of each case's line instead of its
+// input (suite.Case.InputPlace), without lines.
+func casesRemembered(file string, r io.Reader, p *caseParser, lines *CaseLines, schemaSHA256 string) ([]*suite.Case, error) {
 	if lines != nil {
-		p.known = lines.begin(schemaSHA256, keepInputs)
+		p.lines, p.known = lines, lines.begin(schemaSHA256, p.keepInput)
 	}
-	cases, err := parseLines(newLineReader(file, r), p.parse)
+	var places *[]suite.LinePlace
+	if p.placeInputs && lines == nil {
+		places = new([]suite.LinePlace)
+	}
+	cases, err := parseLines(newLineReader(file, r), p.parse, places)
 	if err != nil {
 		if _, located := err.(*suite.InputError); !located {
 			err = fmt.Errorf("%s: %w", file, err)
@@ -211,6 +226,11 @@ func casesRemembered(file string, r io.Reader, schema *CaseSchema, policy *suite
 	}
 	if len(cases) == 0 {
 		return nil, &suite.InputError{File: file, Msg: "the suite has no cases"}
+	}
+	if places != nil {
+		for k, c := range cases {
+			c.InputPlace = (*places)[k]
+		}
 	}
 	first := make(map[string]int, len(cases))
 	for _, c := range cases {

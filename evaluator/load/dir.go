@@ -51,6 +51,12 @@ type Options struct {
 	// KeepInputs keeps each case's input as written, for pages that show
 	// it; without it a large suite takes much less memory.
 	KeepInputs bool
+	// CompactInputs, with KeepInputs and without CaseLines, keeps the
+	// place of each case's line instead of its input
+	// (suite.Case.InputPlace): the cases file is then held open for
+	// suite.Suite.Input to read inputs again, until Suite.Inputs is
+	// closed.
+	CompactInputs bool
 	// Gates are the gates gate.json is read for; nil reads
 	// decide.DefaultGates.
 	Gates decide.Gates
@@ -115,14 +121,25 @@ func Suite(dir string, opts Options) (*suite.Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer casesFile.Close()
+	placed := opts.KeepInputs && opts.CompactInputs && opts.CaseLines == nil
+	if !placed {
+		defer casesFile.Close()
+	}
 	h := sha256.New()
-	cases, err := casesRemembered(casesPath, io.TeeReader(casesFile, h), schema, policy, opts.KeepInputs, opts.CaseLines, schemaSum)
+	p := newCaseParser(casesPath, schema, policy, opts.KeepInputs && !placed)
+	p.placeInputs = placed
+	cases, err := casesRemembered(casesPath, io.TeeReader(casesFile, h), p, opts.CaseLines, schemaSum)
 	if err != nil {
+		if placed {
+			casesFile.Close()
+		}
 		return nil, caseProblems(err, dir, casesPath, opts.CasesPath != "", schema, policy)
 	}
 	casesSum := hex.EncodeToString(h.Sum(nil))
 	s := suite.NewSuite(policy, cases, gate)
+	if placed {
+		s.Inputs = &inputsFile{path: casesPath, f: casesFile, parser: newCaseParser(casesPath, schema, policy, true)}
+	}
 	s.Decisions = schema.Decisions
 	s.CasesSHA256, s.PolicySHA256, s.GateSHA256 = casesSum, policySum, gateSum
 	return s, nil

@@ -112,6 +112,10 @@ func FuzzCases(f *testing.F) {
 	f.Add("\x01" + `{"case_id":"[mobile_data_issue]airplane_mode_on|data_mode_off[PERSONA:None]","title":"t","severity":"minor","input":{},"expected":{"tool_match":"contains","tool_calls":[{"name":"toggle","arguments":{"v":{"$unordered":["a",{"$any":["b","c"]}]}}}],"forbidden_tools":[]}}`)
 	f.Add("\x01" + `{"case_id":" x","title":"t","severity":"minor","input":{},"expected":{"decision":null,"tool_calls":[],"forbidden_tools":[]}}` + "\n" + `{"case_id":"e\u0301","title":"t","severity":"minor","input":{},"expected":{"tool_calls":[],"citations":null,"forbidden_tools":[]}}`)
 	f.Add("\x01" + `{"case_id":"e\u0301","title":"t","severity":"minor","input":{},"expected":{"tool_calls":[]}}` + "\n" + `{"case_id":"\u00e9","title":"t","severity":"minor","input":{},"expected":{"decision":"x","tool_calls":[],"forbidden_tools":[]}}`)
+	// An input named with an escape, one not an object, one with spaces.
+	f.Add("\x01" + `{"case_id":"A","title":"t","severity":"minor","\u0069nput":{"a":"\u00e9"},"expected":{"tool_calls":[],"forbidden_tools":[]}}`)
+	f.Add("\x01" + `{"case_id":"A","title":"t","severity":"minor","input":"text","expected":{"tool_calls":[],"forbidden_tools":[]}}`)
+	f.Add("\x01" + ` { "case_id" : "A" , "input" : { "a" : [ 1 , { } ] } , "title":"t","severity":"minor","expected":{"tool_calls":[],"forbidden_tools":[]}} `)
 	f.Fuzz(func(t *testing.T, in string) {
 		// A first byte 1 picks the schema that asks nothing.
 		schema := sample
@@ -132,6 +136,24 @@ func FuzzCases(f *testing.F) {
 				t.Fatalf("unlocated error: %v", err)
 			}
 			return
+		}
+		// Read with each input's place kept instead, every input read
+		// again from its line is the input kept.
+		placing := newCaseParser("cases.jsonl", schema, s.Policy, false)
+		placing.placeInputs = true
+		placed, err := casesRemembered("cases.jsonl", strings.NewReader(in), placing, nil, "")
+		if err != nil || len(placed) != len(cases) {
+			t.Fatalf("%d cases placed, %d kept: %v", len(placed), len(cases), err)
+		}
+		inputs := &inputsFile{path: "cases.jsonl", parser: newCaseParser("cases.jsonl", schema, s.Policy, true)}
+		for k, c := range placed {
+			if c.Input != nil || c.InputPlace.Size == 0 {
+				t.Fatalf("line %d: input kept, not placed", c.Line)
+			}
+			input, err := inputs.readAt(strings.NewReader(in), c)
+			if err != nil || !bytes.Equal(input, cases[k].Input) {
+				t.Fatalf("line %d: input read again as %q (%v), kept as %q", c.Line, input, err, cases[k].Input)
+			}
 		}
 		for _, c := range cases {
 			if suite.ValidCaseID(c.ID) != nil || !c.Severity.Valid() || c.Expected.Citations == nil || !c.Expected.Mode().Valid() {

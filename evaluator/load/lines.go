@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"runtime"
 	"slices"
@@ -77,13 +78,20 @@ func (l *lineReader) next() ([]byte, int, error) {
 	}
 }
 
+// place is where the line last read lies in the file, for text, that
+// line cleaned.
+func (l *lineReader) place(text []byte) suite.LinePlace {
+	return suite.LinePlace{Offset: l.start, Size: int32(l.off - l.start), Sum: crc32.Checksum(text, castagnoli)}
+}
+
 // parseLines parses every line of r with parse on all cores, each core
 // with its own decoder, and returns the values in line order. Lines are
 // read and handed out in chunks, so memory holds the parsed values, not
 // the file; parse must not keep the text it is given, which is reused.
 // On failure it returns the error of the earliest bad line, so the
-// message does not depend on scheduling.
-func parseLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, line int) (T, error)) ([]T, error) {
+// message does not depend on scheduling. With places set, it appends the
+// place of each line parsed, in the order of the values.
+func parseLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, line int) (T, error), places *[]suite.LinePlace) ([]T, error) {
 	type span struct{ end, line int }
 	type chunk struct {
 		text  []byte // the lines, one after another
@@ -144,6 +152,9 @@ func parseLines[T any](lr *lineReader, parse func(d *jsonDecoder, text []byte, l
 		}
 		c.text = append(c.text, text...)
 		c.spans = append(c.spans, span{len(c.text), n})
+		if places != nil {
+			*places = append(*places, lr.place(text))
+		}
 		if len(c.spans) == chunkLines {
 			chunks = append(chunks, c)
 			jobs <- c

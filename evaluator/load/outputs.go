@@ -4,9 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"hash/crc32"
 	"io"
-	"slices"
 
 	"github.com/releasegate/releasegate/evaluator/suite"
 )
@@ -93,8 +91,7 @@ func OutputsPlaced(file string, r io.Reader, s *suite.Suite, lines *OutputLines,
 			return "", &suite.InputError{File: file, Line: line, Field: "case_id", Msg: fmt.Sprintf("duplicate case_id %q (first at line %d)", out.CaseID, at)}
 		}
 		firstLine[t][i], next = line, i+1
-		at := suite.LinePlace{Offset: lr.start, Size: int32(lr.off - lr.start), Sum: crc32.Checksum(text, castagnoli)}
-		if err := yield(i, out, at); err != nil {
+		if err := yield(i, out, lr.place(text)); err != nil {
 			return "", err
 		}
 	}
@@ -106,8 +103,8 @@ func OutputsPlaced(file string, r io.Reader, s *suite.Suite, lines *OutputLines,
 // (suite.Output.Place) again whole, calls and citations included. One
 // parser serves one goroutine at a time.
 type OutputParser struct {
-	d   *jsonDecoder
-	buf []byte
+	d      *jsonDecoder
+	window lineWindow
 }
 
 // NewOutputParser returns a parser for outputs kept as their place.
@@ -123,17 +120,9 @@ func (p *OutputParser) ReadAt(r io.ReaderAt, file string, o *suite.Output) (*sui
 	if o == nil || !o.Compact() {
 		return o, nil
 	}
-	at := o.Place
-	p.buf = slices.Grow(p.buf[:0], int(at.Size))[:at.Size]
-	if n, err := r.ReadAt(p.buf, at.Offset); n < len(p.buf) {
-		if err == nil || err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, fmt.Errorf("%s: line %d: %w: the file changed since it was judged; run the command again", file, o.Line, err)
-	}
-	text := clean(p.buf, o.Line)
-	if text == nil || crc32.Checksum(text, castagnoli) != at.Sum {
-		return nil, fmt.Errorf("%s: line %d changed since it was judged; run the command again", file, o.Line)
+	text, err := readLineAt(r, file, o.Line, o.Place, &p.window)
+	if err != nil {
+		return nil, err
 	}
 	whole, err := parseOutput(p.d, file, o.Line, text, nil)
 	if err != nil {

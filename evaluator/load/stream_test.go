@@ -36,7 +36,7 @@ func TestStreamLinesAsParseLines(t *testing.T) {
 		{"empty", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			want, wantErr := parseLines(newLineReader("f", strings.NewReader(tc.text)), parse)
+			want, wantErr := parseLines(newLineReader("f", strings.NewReader(tc.text)), parse, nil)
 			var got []string
 			gotErr := streamLines(newLineReader("f", strings.NewReader(tc.text)), parse, func(batch []string) error {
 				got = append(got, batch...)

@@ -77,7 +77,7 @@ func (c *Case) Equal(d *Case) bool {
 	}
 	e, f := &c.Expected, &d.Expected
 	return c.ID == d.ID && c.Title == d.Title && c.Severity == d.Severity && c.Line == d.Line &&
-		sameList(c.Input, d.Input) &&
+		sameList(c.Input, d.Input) && c.InputPlace == d.InputPlace &&
 		e.Decision == f.Decision && e.ToolMatch == f.ToolMatch &&
 		sameList(e.Citations, f.Citations) && sameList(e.ForbiddenTools, f.ForbiddenTools) &&
 		(e.ToolCalls == nil) == (f.ToolCalls == nil) &&

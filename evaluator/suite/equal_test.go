@@ -13,7 +13,7 @@ func TestEqualKnowsEveryField(t *testing.T) {
 		reflect.TypeFor[Output]():       9,
 		reflect.TypeFor[ToolCall]():     4,
 		reflect.TypeFor[Member]():       2,
-		reflect.TypeFor[Case]():         6,
+		reflect.TypeFor[Case]():         7,
 		reflect.TypeFor[Expected]():     5,
 		reflect.TypeFor[ExpectedCall](): 2,
 	} {
@@ -133,6 +133,7 @@ func randomCase(r *rand.Rand) *Case {
 	pick := func(n int) int { return r.IntN(n) }
 	c := &Case{ID: []string{"A", "B"}[pick(2)], Title: []string{"", "t"}[pick(2)], Severity: []Severity{Critical, Minor}[pick(2)], Line: pick(2)}
 	c.Input = [][]byte{nil, []byte("{}"), []byte(`{"a":1}`)}[pick(3)]
+	c.InputPlace = []LinePlace{{}, {}, {Offset: 3, Size: 5, Sum: 1}}[pick(3)]
 	c.Expected.Decision = []Decision{"", "approve"}[pick(2)]
 	c.Expected.ToolMatch = []ToolMatch{"", MatchContains}[pick(2)]
 	c.Expected.Citations = [][]string{nil, {}, {"R1"}}[pick(3)]

@@ -126,6 +126,10 @@ type Case struct {
 	Expected Expected        `json:"expected"`
 	// Line is the case's line in its file, for messages.
 	Line int `json:"-"`
+	// InputPlace, when set, is where the case's line lies in its file,
+	// kept instead of Input, which is then nil: pages read the input
+	// from there again (Suite.Input).
+	InputPlace LinePlace `json:"-"`
 }
 
 // Output is the agent's recorded answer to one case in one snapshot.
@@ -173,8 +177,29 @@ type Suite struct {
 	Decisions Vocabulary
 	// Hashes of the input files as they were read, hex SHA-256.
 	CasesSHA256, PolicySHA256, GateSHA256 string
+	// Inputs, when set, reads the inputs of the cases that keep their
+	// place instead (Case.InputPlace) from the cases file.
+	Inputs InputReader
 
 	index map[string]int
+}
+
+// InputReader reads the input of a case kept as the place of its line.
+type InputReader interface {
+	// ReadInput returns the input of c as written, or an error when its
+	// file no longer holds it.
+	ReadInput(c *Case) (json.RawMessage, error)
+	// Close lets go of the cases file.
+	Close() error
+}
+
+// Input is the input of case c as written: the one kept, or the one read
+// again from its place in the cases file.
+func (s *Suite) Input(c *Case) (json.RawMessage, error) {
+	if c.InputPlace.Size == 0 || s.Inputs == nil {
+		return c.Input, nil
+	}
+	return s.Inputs.ReadInput(c)
 }
 
 // NewSuite indexes cases by id. The caller guarantees the ids are unique.

@@ -154,8 +154,9 @@ func (v *Model) DrilldownPage(s *evaluator.Snapshot, i int) (*DrilldownPage, err
 
 // resultDetail is the full drilldown of case i in s as the page at path
 // shows it, on a page of its own or among the results of a group. Its
-// output is read again whole when it was kept compact
-// (evaluator.Snapshot.Whole), which fails if its file has changed since.
+// case's input and its output are read again when they were kept as
+// the places of their lines (evaluator.Options.Compact), which fails if
+// a file has changed since.
 func (v *Model) resultDetail(s *evaluator.Snapshot, i int, path string) (*DrilldownPage, error) {
 	c := v.In.Release.Suite.Cases[i]
 	res := s.Result.Cases[i]
@@ -171,8 +172,12 @@ func (v *Model) resultDetail(s *evaluator.Snapshot, i int, path string) (*Drilld
 		CaseTitle:    c.Title,
 		Severity:     string(c.Severity),
 		Verdict:      verdictBadge(res.Passed),
-		Input:        prettyInput(c.Input),
 	}
+	input, err := v.In.Release.Suite.Input(c)
+	if err != nil {
+		return nil, err
+	}
+	p.Input = prettyInput(input)
 	p.Prev, p.Next, p.NextFailing = v.caseNeighbours(s, i, root)
 	out, err := s.Whole(s.Outputs[i])
 	if err != nil {

@@ -4,8 +4,6 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
-
-	"github.com/releasegate/releasegate/site"
 )
 
 // A live server holds one site and, while it rebuilds, the pages of the
@@ -44,15 +42,21 @@ func fitMemoryLimit() {
 }
 
 // startMemoryLimit sets the soft memory limit a watching server builds
-// its first site under, before that build has shown what the site needs:
-// the limit of a build (site.BuildMemoryLimit), unless the user set one.
-// Without it, the first build of 100,000 cases × 3 peaked at 1.2 GiB of
-// resident memory; under it, at 0.8 GiB, answering as soon.
+// its first site under, before that build has shown what the site needs
+// (firstBuildMemoryLimit), unless the user set one.
 func startMemoryLimit() {
 	if !userMemoryLimit() {
-		debug.SetMemoryLimit(site.BuildMemoryLimit)
+		debug.SetMemoryLimit(firstBuildMemoryLimit)
 	}
 }
+
+// firstBuildMemoryLimit is what a server's first build runs under.
+// Without a limit, the first build of 100,000 cases × 3 peaked at 1.2 GiB
+// of resident memory; under this one, at 0.8 GiB, answering as soon. It
+// is above the build command's (site.BuildMemoryLimit): a server keeps
+// every output whole, to judge it again when its case changes, and its
+// release alone is about 470 MiB at that size.
+const firstBuildMemoryLimit = 768 << 20
 
 // keepMemoryLimit returns a function that restores the memory limit as it
 // is now, for a server to call when it stops.
