@@ -27,9 +27,12 @@ results/<label>.json, RELEASE_REPORT.md, 404.html and .nojekyll. Above
 publishes.
 
 Unless GOMEMLIMIT is set, build (like bundle and verify) asks the Go
-runtime to keep its heap near 768 MiB: 100,000 cases × 3 snapshots build
-in less than 1 GiB of memory. The site is made from the whole evaluated
-suite, so larger suites need more (see docs/design.md, "Scale").
+runtime to keep its heap near 512 MiB: 100,000 cases × 3 snapshots build
+in less than 600 MB of memory. Outputs and case inputs are read again from
+their files for the pages that show them, but the site is made from the
+whole evaluated suite, so a larger suite needs more: build raises the
+limit to two and a half times what the evaluated suite holds (see
+docs/design.md, "Scale").
 
 Every link is relative: publish the folder at a domain root or under a
 project path, or open index.html from disk. The site is built beside --out

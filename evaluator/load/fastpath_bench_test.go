@@ -4,8 +4,10 @@ package load
 
 import (
 	"bytes"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -356,4 +358,51 @@ func BenchmarkFastPathCheckedOutput(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkFastPathLineWindow reads again every third line of a file of
+// 30,000 output lines, in order, as the grouped pages of a build read the
+// outputs of failing results: through a lineWindow (fast) and with one
+// read a line (plain).
+func BenchmarkFastPathLineWindow(b *testing.B) {
+	lines := sampleLines(b, "outputs/candidate-v2.jsonl")
+	var text []byte
+	var places []suite.LinePlace
+	for i := range 30_000 {
+		line := lines[i%len(lines)].text
+		if i%3 == 0 {
+			places = append(places, suite.LinePlace{Offset: int64(len(text)), Size: int32(len(line) + 1), Sum: crc32.Checksum(line, castagnoli)})
+		}
+		text = append(append(text, line...), '\n')
+	}
+	path := filepath.Join(b.TempDir(), "outputs.jsonl")
+	if err := os.WriteFile(path, text, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	fast := func() {
+		var w lineWindow
+		for k, at := range places {
+			if _, err := readLineAt(f, path, 3*k+1, at, &w); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	plain := func() {
+		var buf []byte
+		for k, at := range places {
+			buf = slices.Grow(buf[:0], int(at.Size))[:at.Size]
+			if _, err := f.ReadAt(buf, at.Offset); err != nil {
+				b.Fatal(err)
+			}
+			if line := clean(buf, 3*k+1); crc32.Checksum(line, castagnoli) != at.Sum {
+				b.Fatal("the line read is not the line placed")
+			}
+		}
+	}
+	fastAndPlain(b, int64(len(text)), fast, plain)
 }

@@ -79,9 +79,11 @@ type lineWindow struct {
 	data []byte
 }
 
-// windowSize is how much of a file a lineWindow reads at least: at
-// 100,000 cases × 3, a build reads about 200,000 lines again, which one
-// read each cost a third of a second of processor time.
+// windowSize is how much of a file a lineWindow reads at least. At
+// 100,000 cases × 3 a build reads about 200,000 lines again: one read a
+// line costs about 1 µs of processor time each, six times what reading
+// them through the window does (BenchmarkFastPathLineWindow; figures in
+// docs/design.md, Fast paths).
 const windowSize = 64 << 10
 
 // readLineAt reads the line at place from r, the file named file,
