@@ -218,7 +218,7 @@ func TestCompactOutputsFileChanged(t *testing.T) {
 			if err == nil {
 				t.Fatalf("read %+v from a line that changed", o)
 			}
-			if msg := err.Error(); !strings.Contains(msg, "candidate-v2.jsonl: line 4") || !strings.Contains(msg, "changed since it was read") {
+			if msg := err.Error(); !strings.Contains(msg, "candidate-v2.jsonl:4: the line changed while the site was being made from it") {
 				t.Fatalf("error %q does not name the file, the line and what happened", msg)
 			}
 		})
@@ -239,7 +239,7 @@ func TestCompactInputsFileChanged(t *testing.T) {
 		t.Fatalf("a line before the change: %v", err)
 	}
 	_, err = rel.Suite.Input(rel.Suite.Cases[1])
-	if err == nil || !strings.Contains(err.Error(), "cases.jsonl: line 2 changed since it was read") {
+	if err == nil || !strings.Contains(err.Error(), "cases.jsonl:2: the line changed while the site was being made from it") {
 		t.Fatalf("reading the input of a changed line: %v", err)
 	}
 }

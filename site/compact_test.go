@@ -105,7 +105,7 @@ func TestBuildFailsWhenAnInputFileChanges(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = Render(in, func(string, []byte) error { return nil })
-			if err == nil || !strings.Contains(err.Error(), filepath.Base(name)+": line 1 changed since it was read") {
+			if err == nil || !strings.Contains(err.Error(), filepath.Base(name)+":1: the line changed while the site was being made from it — run the command again") {
 				t.Fatalf("rendering after %s changed: %v", name, err)
 			}
 		})

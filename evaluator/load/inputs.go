@@ -97,17 +97,24 @@ func readLineAt(r io.ReaderAt, file string, line int, at suite.LinePlace, w *lin
 		n, err := r.ReadAt(w.data, at.Offset)
 		w.off, w.data = at.Offset, w.data[:n]
 		if n < int(at.Size) {
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF
+			if err != nil && err != io.EOF {
+				return nil, fmt.Errorf("%s:%d: %w", file, line, err)
 			}
-			return nil, fmt.Errorf("%s: line %d: %w: the file changed since it was read; run the command again", file, line, err)
+			return nil, changedLine(file, line)
 		}
 	}
 	text := clean(w.data[at.Offset-w.off:end-w.off], line)
 	if text == nil || crc32.Checksum(text, castagnoli) != at.Sum {
-		return nil, fmt.Errorf("%s: line %d changed since it was read; run the command again", file, line)
+		return nil, changedLine(file, line)
 	}
 	return text, nil
+}
+
+// changedLine is the error of a line read again that is no longer the
+// line read first: the file was written over while it was in use.
+func changedLine(file string, line int) error {
+	return &suite.InputError{File: file, Line: line, Msg: "the line changed while the site was being made from it",
+		Fix: "run the command again once the file is saved (an editor that saves by renaming a new file over the old one does not disturb a build)"}
 }
 
 // inputText is the member "input" of a case line read before, as
