@@ -2,9 +2,11 @@ package evaluator
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -259,4 +261,61 @@ func TestRejudgeRefusesCompactOutputs(t *testing.T) {
 		}
 	}()
 	Rejudge(rel.Suite, rel.Snapshots[0], []int{0})
+}
+
+// TestCompactManySnapshots: a folder of more snapshots than files are
+// kept open for keeps their outputs whole, and is judged the same.
+func TestCompactManySnapshots(t *testing.T) {
+	dir := generated(t, 20, func(dir string) {
+		src, err := os.ReadFile(filepath.Join(dir, "outputs", "candidate-v2.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range maxCompactSnapshots {
+			if err := os.WriteFile(filepath.Join(dir, "outputs", fmt.Sprintf("extra-%03d.jsonl", i)), src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	rel, err := EvaluateDir(dir, Options{KeepOutputs: true, KeepInputs: true, Compact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rel.Close()
+	if n := len(rel.Snapshots); n <= maxCompactSnapshots {
+		t.Fatalf("%d snapshots, not more than %d", n, maxCompactSnapshots)
+	}
+	for _, s := range rel.Snapshots {
+		if o := firstOutput(s); o == nil || o.Compact() || s.outputs != nil {
+			t.Fatalf("%s: outputs kept compact, with %d snapshots", s.Label(), len(rel.Snapshots))
+		}
+	}
+	if c := rel.Suite.Cases[0]; c.Input != nil || c.InputPlace.Size == 0 {
+		t.Fatal("the inputs were not kept compact")
+	}
+}
+
+// TestCompactClosesOnError: a compact evaluation that fails closes every
+// file it opened, the suite's included.
+func TestCompactClosesOnError(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("counts the open files in /proc/self/fd")
+	}
+	dir := generated(t, 20, func(dir string) {
+		editFile(t, dir, "outputs/candidate-v3.jsonl", func(b []byte) []byte { return append(b, "{\n"...) })
+	})
+	open := func() int {
+		entries, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(entries)
+	}
+	before := open()
+	if _, err := EvaluateDir(dir, Options{KeepOutputs: true, KeepInputs: true, Compact: true}); err == nil {
+		t.Fatal("a snapshot with a broken line was judged")
+	}
+	if after := open(); after != before {
+		t.Fatalf("%d files open after a failed evaluation, %d before", after, before)
+	}
 }

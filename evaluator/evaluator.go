@@ -307,7 +307,10 @@ type Options struct {
 	// site once does: the files are held open, a page that shows an
 	// output whole or an input reads it again (Snapshot.Whole,
 	// suite.Suite.Input), and Release.Close closes them. Nothing judged
-	// or written changes. A suite read with CaseLines keeps its inputs.
+	// or written changes. A suite read with CaseLines keeps its inputs,
+	// and a folder of more than maxCompactSnapshots snapshots its
+	// outputs, so that a command does not hold more files open than a
+	// system allows a process.
 	Compact bool
 	// KeepInputs keeps each case's input for pages that show it.
 	KeepInputs bool
@@ -346,12 +349,18 @@ func (opts Options) gates() decide.Gates {
 // returns the problems of every snapshot in release order (up to
 // suite.MaxProblems, then a count), so messages are stable; a baseline
 // that labels no snapshot is refused first.
-func EvaluateDir(dir string, opts Options) (*Release, error) {
+func EvaluateDir(dir string, opts Options) (_ *Release, err error) {
 	opts.Gates = opts.gates()
 	s, err := load.Suite(dir, load.Options{KeepInputs: opts.KeepInputs, CompactInputs: opts.Compact, Gates: opts.Gates, CaseLines: opts.CaseLines})
 	if err != nil {
 		return nil, err
 	}
+	rel := &Release{Suite: s, Gates: opts.Gates}
+	defer func() {
+		if err != nil { // the files a compact release holds
+			rel.Close()
+		}
+	}()
 	files, err := load.Snapshots(dir)
 	if err != nil {
 		return nil, err
@@ -360,7 +369,11 @@ func EvaluateDir(dir string, opts Options) (*Release, error) {
 	if err := checkBaseline(gateFile, s.Gate, files); err != nil {
 		return nil, err
 	}
-	rel := &Release{Suite: s, Gates: opts.Gates, Snapshots: make([]*Snapshot, len(files))}
+	if len(files) > maxCompactSnapshots {
+		// A compact snapshot holds its file open until Release.Close.
+		opts.Compact = false
+	}
+	rel.Snapshots = make([]*Snapshot, len(files))
 	errs := make([]error, len(files))
 	// Each snapshot's lines are already read on every core; more
 	// snapshots at once than cores would only hold more of them in memory.
@@ -375,6 +388,11 @@ func EvaluateDir(dir string, opts Options) (*Release, error) {
 	}
 	return rel, nil
 }
+
+// maxCompactSnapshots is the most snapshots whose outputs are kept
+// compact, each with its file open (Options.Compact). Processes are
+// often allowed 1,024 open files, of which a build writes with a few.
+const maxCompactSnapshots = 256
 
 // EvaluateFile evaluates the snapshot in the outputs file at path, with
 // the meta.json beside it when there is one. Each output is judged as it
